@@ -1,0 +1,25 @@
+#!/bin/sh
+# Regenerates every derived file from gen/atomics.tbl and gen/api.tbl.
+# Usage: gen/gen.sh [ROOT]   (ROOT defaults to the repository; `make gen-check`
+# writes into a scratch ROOT and diffs it against the checked-in files)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=${1:-$(dirname "$here")}
+awk=${AWK:-awk}
+inc=$root/include/katomic/generated
+tst=$root/tests/generated
+mkdir -p "$inc" "$tst"
+
+gen() { # gen SCRIPT OUTFILE [awk args...]
+	script=$1 out=$2; shift 2
+	$awk -f "$here/common.awk" -f "$here/$script" -v TABLE="$here/atomics.tbl" \
+		-v API="$here/api.tbl" -v FALLBACKS="$here/fallbacks" "$@" </dev/null >"$out.tmp"
+	mv "$out.tmp" "$out"
+}
+
+gen gen-atomic.awk "$inc/atomic.h" -v TYPE=1
+gen gen-atomic.awk "$inc/atomic64.h" -v TYPE=2
+gen gen-atomic.awk "$inc/atomic-long.h" -v TYPE=3
+gen gen-names.awk "$tst/.names-stamp" -v OUT="$inc" -v TEST="$tst/names.c"
+rm -f "$tst/.names-stamp"
+gen gen-tests.awk "$tst/atomic-ops.c"

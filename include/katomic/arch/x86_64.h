@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* C11 backend policy for x86-64 (TSO; every locked instruction is a full barrier). */
+#ifndef KATOMIC_ARCH_X86_64_H
+#define KATOMIC_ARCH_X86_64_H
+
+/*
+ * Every RMW is asked for as SEQ_CST: the instruction is the same locked one
+ * for any order, and SEQ_CST also stops the compiler moving accesses across
+ * it, as the kernel's "memory" clobber does.  That is what lets
+ * smp_mb__{before,after}_atomic() and smp_mb__after_spinlock() be nothing.
+ */
+#define __ka_rmw_relaxed __ATOMIC_SEQ_CST
+#define __ka_rmw_acquire __ATOMIC_SEQ_CST
+#define __ka_rmw_release __ATOMIC_SEQ_CST
+
+/*
+ * smp_mb: a locked no-op RMW on the stack (about 20 cycles here) rather than
+ * mfence (about 87), which clang emits for a SEQ_CST fence.  The signal
+ * fences make it a compiler barrier for every access, not just atomics.
+ */
+#define ka_arch_smp_mb() do {							\
+	int __ka_slot = 0;							\
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);				\
+	(void)__atomic_fetch_or(&__ka_slot, 0, __ATOMIC_SEQ_CST);		\
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);				\
+} while (0)
+#define ka_arch_smp_rmb() ka_barrier()		/* TSO: loads are not reordered with loads */
+#define ka_arch_smp_wmb() ka_barrier()		/* TSO: stores are not reordered with stores */
+#define ka_arch_mb__before_atomic() ka_barrier()	/* the locked RMW is itself a full barrier */
+#define ka_arch_mb__after_atomic() ka_barrier()	/* likewise */
+#define ka_arch_mb__after_spinlock() ka_barrier()	/* the lock is taken with a locked RMW */
+#define ka_arch_mb__after_unlock_lock() ka_barrier()	/* TSO release+acquire is already RCsc */
+#define ka_arch_acquire__after_ctrl_dep() ka_barrier()	/* TSO: loads are not reordered with later accesses */
+/* mb/rmb/wmb also order device and non-temporal accesses: only the fences do. */
+#define ka_arch_mb()  __asm__ __volatile__("mfence" ::: "memory")
+#define ka_arch_rmb() __asm__ __volatile__("lfence" ::: "memory")
+#define ka_arch_wmb() __asm__ __volatile__("sfence" ::: "memory")
+#define ka_arch_cpu_relax() __asm__ __volatile__("pause" ::: "memory")
+/* smp_store_mb: xchg is a store and a full barrier in one instruction. */
+#define ka_arch_store_mb(p, v) ((void)__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's barriers and ordered accesses.  What each one costs on this
+ * target is the backend's choice (include/katomic/arch/, docs/ordering.md).
+ */
+#ifndef KATOMIC_BARRIER_H
+#define KATOMIC_BARRIER_H
+
+#include "compiler.h"
+#include "backend.h"
+#include "rwonce.h"
+
+#define ka_cpu_relax()			ka_arch_cpu_relax()
+#define ka_mb()				ka_arch_mb()
+#define ka_rmb()			ka_arch_rmb()
+#define ka_wmb()			ka_arch_wmb()
+#define ka_smp_mb()			ka_arch_smp_mb()
+#define ka_smp_rmb()			ka_arch_smp_rmb()
+#define ka_smp_wmb()			ka_arch_smp_wmb()
+#define ka_smp_mb__before_atomic()	ka_arch_mb__before_atomic()
+#define ka_smp_mb__after_atomic()	ka_arch_mb__after_atomic()
+#define ka_smp_acquire__after_ctrl_dep() ka_arch_acquire__after_ctrl_dep()
+
+#define __ka_assert_native(p) \
+	KA_STATIC_ASSERT(__ka_native_size(*(p)), "katomic: needs a 1, 2, 4 or 8-byte scalar")
+
+#define ka_smp_load_acquire(p) __extension__({					\
+	__ka_assert_native(p);							\
+	ka_arch_load_acquire(p);						\
+})
+
+#define ka_smp_store_release(p, v) do {					\
+	__ka_assert_native(p);							\
+	ka_arch_store_release((p), (__typeof__(*(p)))(v));			\
+} while (0)
+
+/* A store, then a full barrier. */
+#ifdef ka_arch_store_mb
+#define ka_smp_store_mb(var, val) do {						\
+	__ka_assert_native(&(var));						\
+	ka_arch_store_mb(&(var), (__typeof__(var))(val));			\
+} while (0)
+#else
+#define ka_smp_store_mb(var, val) do { KA_WRITE_ONCE(var, val); ka_smp_mb(); } while (0)
+#endif
+
+/*
+ * Spin until cond_expr, which reads the loaded value as VAL, holds; return
+ * that value.  User-space threads can outnumber CPUs, so after a while the
+ * wait also yields the CPU (the kernel never needs to: it disables preemption).
+ */
+#define __KA_SPIN_BEFORE_YIELD 256
+#define __ka_spin_wait(count) do {						\
+	if (++(count) < __KA_SPIN_BEFORE_YIELD)					\
+		ka_cpu_relax();							\
+	else {									\
+		(count) = 0;							\
+		__ka_sched_yield();						\
+	}									\
+} while (0)
+
+#define ka_smp_cond_load_relaxed(ptr, cond_expr) __extension__({		\
+	__typeof__(ptr) __ka_ptr = (ptr);					\
+	__typeof__(__atomic_load_n(__ka_ptr, __ATOMIC_RELAXED)) VAL;						\
+	unsigned __ka_spins = 0;						\
+	for (;;) {								\
+		VAL = KA_READ_ONCE(*__ka_ptr);					\
+		if (cond_expr)							\
+			break;							\
+		__ka_spin_wait(__ka_spins);					\
+	}									\
+	VAL;						\
+})
+
+#define ka_smp_cond_load_acquire(ptr, cond_expr) __extension__({		\
+	__ka_auto __ka_val = ka_smp_cond_load_relaxed(ptr, cond_expr);	\
+	ka_smp_acquire__after_ctrl_dep();					\
+	__ka_val;								\
+})
+
+/*
+ * RCU publication: rcu_assign_pointer is a release store; rcu_dereference a
+ * plain load whose address dependency orders what is read through it (C11's
+ * consume would be promoted to acquire, a real barrier on arm64 and POWER).
+ */
+#define ka_rcu_dereference(p)		KA_READ_ONCE(p)
+#define ka_rcu_assign_pointer(p, v)	ka_smp_store_release(&(p), (v))
+
+#include "generated/names-barrier.h"
+
+#endif /* KATOMIC_BARRIER_H */

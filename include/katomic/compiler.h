@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every katomic header needs from the compiler, and the guard against
+ * <stdatomic.h>, whose atomic_fetch_add & co. take C11's argument order.
+ */
+#ifndef KATOMIC_COMPILER_H
+#define KATOMIC_COMPILER_H
+
+#if !defined(__GNUC__)
+#error "katomic needs GCC or Clang: __atomic builtins, statement expressions, inline asm"
+#endif
+
+#if !defined(KATOMIC_PREFIX) && (defined(_STDATOMIC_H) || defined(__CLANG_STDATOMIC_H) || \
+	defined(_GLIBCXX_STDATOMIC_H) || defined(_LIBCPP_STDATOMIC_H) || defined(atomic_fetch_add))
+#error "katomic: <stdatomic.h> is included; its atomic_* names clash with the kernel's. Build with -DKATOMIC_PREFIX and use the ka_ spellings (ka_atomic_inc, ...)"
+#endif
+
+#ifndef __cplusplus
+#include <stdbool.h>
+#define KA_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#else
+#define KA_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#endif
+
+/* Yield the CPU: user-space waiters must, when threads outnumber CPUs. */
+#include <sched.h>
+#define __ka_sched_yield() ((void)sched_yield())
+
+/* The kernel's __always_inline: atomics must not become calls, even at -O0. */
+#define __ka_always_inline inline __attribute__((__always_inline__))
+
+/* A local whose type is that of its (unqualified) initialiser. */
+#ifdef __cplusplus
+#define __ka_auto auto
+#else
+#define __ka_auto __auto_type
+#endif
+
+/* Compiler barrier: no instruction, but no memory access moves across it. */
+#define ka_barrier() __asm__ __volatile__("" ::: "memory")
+
+/* True for the sizes a single load or store can access without tearing. */
+#define __ka_native_size(x) \
+	(sizeof(x) == 1 || sizeof(x) == 2 || sizeof(x) == 4 || sizeof(x) == 8)
+
+#endif /* KATOMIC_COMPILER_H */
