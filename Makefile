@@ -1,0 +1,122 @@
+# katomic — the Linux kernel's atomic API for user-space C.  `make help` lists the targets.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+BUILD   ?= build
+AWK     ?= awk
+# Extra flags for every test build, e.g. WERROR=-Werror in CI.
+WERROR  ?=
+CFLAGS_TEST = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Itests -pthread
+
+MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+# Compilers the test matrix uses when they are installed (others: skipped with a note).
+TEST_CCS ?= gcc clang
+HAVE_CCS := $(foreach c,$(TEST_CCS),$(if $(shell command -v $(c) 2>/dev/null),$(c)))
+# Backends this machine can run: the asm backend is x86-64 only.
+BACKENDS ?= c11 $(if $(and $(filter x86_64%,$(MACHINE)),$(wildcard include/katomic/backend/asm.h)),asm)
+
+# Every test program: tests/test-*.c plus the ones generated from the tables.
+TEST_SRCS := $(sort $(wildcard tests/test-*.c)) tests/generated/atomic-ops.c tests/generated/names.c
+TEST_NAMES := $(notdir $(TEST_SRCS:.c=))
+# The concurrency tests, also run under ThreadSanitizer.
+STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
+
+HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
+VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
+
+.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
+	check-san check-tsan check-cross install uninstall clean help
+
+all: $(BUILD)/katomic.pc
+
+help:
+	@echo 'make                build what install needs ($(BUILD)/katomic.pc)'
+	@echo 'make check          every test this machine can run (prove TAP output)'
+	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS))'
+	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
+	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
+	@echo '  check-san         unit tests under ASan + UBSan'
+	@echo '  check-tsan        stress tests under TSan'
+	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
+	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
+	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
+	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
+	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'
+	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
+
+# ---------------------------------------------------------------- generation
+gen:
+	AWK=$(AWK) sh gen/gen.sh
+
+gen-check:
+	@rm -rf $(BUILD)/gen-check && mkdir -p $(BUILD)/gen-check
+	@AWK=$(AWK) sh gen/gen.sh $(BUILD)/gen-check
+	@diff -ru include/katomic/generated $(BUILD)/gen-check/include/katomic/generated && \
+	 diff -ru tests/generated $(BUILD)/gen-check/tests/generated && \
+	 echo 'gen-check: generated files are up to date' || \
+	 { echo 'gen-check: generated files are stale: run make gen and commit' >&2; exit 1; }
+
+# ---------------------------------------------------------------- tests
+# $(BUILD)/t/<cc>-<backend>/<test>: one test program per compiler and backend.
+backend_flags = $(if $(filter asm,$(1)),-DKATOMIC_BACKEND_ASM)
+
+define test_rules
+$(BUILD)/t/$(1)-$(2)/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h | $(BUILD)/t/$(1)-$(2)/generated
+	$(1) $(CFLAGS_TEST) $(call backend_flags,$(2)) -o $$@ $$<
+$(BUILD)/t/$(1)-$(2)/generated:
+	mkdir -p $$@
+endef
+$(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),$(eval $(call test_rules,$(c),$(b)))))
+
+UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
+	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS)))))
+
+check-unit: $(UNIT_BINS)
+	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed, skipped: $(filter-out $(HAVE_CCS),$(TEST_CCS))')
+	prove -f $(UNIT_BINS)
+
+# Sanitizers: ASan+UBSan on every test; TSan on the stress tests (C11 backend).
+SAN_CC ?= $(firstword $(HAVE_CCS))
+TSAN_CC ?= $(if $(filter clang,$(HAVE_CCS)),clang,$(SAN_CC))
+$(BUILD)/san/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(CFLAGS_TEST) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $<
+$(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(CFLAGS_TEST) -O1 -fsanitize=thread -o $@ $<
+check-san: $(addprefix $(BUILD)/san/,$(patsubst tests/%.c,%,$(TEST_SRCS)))
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -f $^
+check-tsan: $(addprefix $(BUILD)/tsan/,$(STRESS_NAMES))
+	TSAN_OPTIONS=halt_on_error=1 prove -f $^
+
+check-headers:
+	@sh tests/check-headers.sh $(HAVE_CCS)
+
+check-prefix:
+	@sh tests/check-prefix.sh $(CC)
+
+check-install:
+	@sh tests/check-install.sh
+
+check: gen-check check-headers check-prefix check-unit check-san check-tsan check-install
+	@echo 'make check: all passed'
+
+check-cross:
+	@sh tests/check-cross.sh
+
+# ---------------------------------------------------------------- install
+$(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' katomic.pc.in > $@
+
+install: $(BUILD)/katomic.pc
+	mkdir -p $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	cd include && find katomic -name '*.h' -exec install -D -m 644 {} $(DESTDIR)$(PREFIX)/include/{} \;
+	install -m 644 $(BUILD)/katomic.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc
+
+clean:
+	rm -rf $(BUILD)
