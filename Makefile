@@ -73,7 +73,7 @@ UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
 	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS)))))
 
 check-unit: $(UNIT_BINS)
-	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed, skipped: $(filter-out $(HAVE_CCS),$(TEST_CCS))')
+	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
 	prove -f $(UNIT_BINS)
 
 # Sanitizers: ASan+UBSan on every test; TSan on the stress tests (C11 backend).

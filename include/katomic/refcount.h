@@ -194,11 +194,11 @@ static __ka_always_inline bool ka_refcount_dec_not_one(ka_refcount_t *r)
 			return true;
 		if (val == 1)
 			return false;
-		next = __ka_rc_sub(val, 1);
-		if (next > val) {	/* INT_MIN - 1 */
+		if (val <= 0) {	/* 0 - 1 or a corrupted count: never wrap */
 			ka_refcount_warn_saturate(r, KA_REFCOUNT_SUB_UAF);
 			return true;
 		}
+		next = val - 1;
 	} while (!ka_atomic_try_cmpxchg_release(&r->refs, &val, next));
 	return true;
 }
