@@ -26,7 +26,7 @@ HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
-	check-san check-tsan check-cross install uninstall clean help
+	check-san check-tsan check-cross check-differential install uninstall clean help
 
 all: $(BUILD)/katomic.pc
 
@@ -38,9 +38,12 @@ help:
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
 	@echo '  check-san         unit tests under ASan + UBSan'
 	@echo '  check-tsan        stress tests under TSan'
+	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
+	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
+	@echo 'make litmus         build $(BUILD)/katomic-litmus; make fuzz-litmus fuzzes its parser (FUZZ_TIME=60)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
 	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'
 	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
@@ -72,6 +75,9 @@ $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),$(eval $(call test_rules,$(c),$(
 UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
 	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS)))))
 
+include tests/differential.mk
+include tools/litmus/litmus.mk
+
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
 	prove -f $(UNIT_BINS)
@@ -99,7 +105,7 @@ check-prefix:
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-san check-tsan check-install
+check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus
 	@echo 'make check: all passed'
 
 check-cross:

@@ -59,24 +59,27 @@
 	}									\
 } while (0)
 
-#define ka_smp_cond_load_relaxed(ptr, cond_expr) __extension__({		\
+#define __ka_smp_cond_load(ptr, cond_expr, load) __extension__({		\
 	__typeof__(ptr) __ka_ptr = (ptr);					\
-	__typeof__(__atomic_load_n(__ka_ptr, __ATOMIC_RELAXED)) VAL;						\
+	__typeof__(__atomic_load_n(__ka_ptr, __ATOMIC_RELAXED)) VAL;		\
 	unsigned __ka_spins = 0;						\
 	for (;;) {								\
-		VAL = KA_READ_ONCE(*__ka_ptr);					\
+		VAL = load(__ka_ptr);						\
 		if (cond_expr)							\
 			break;							\
 		__ka_spin_wait(__ka_spins);					\
-	}									\
-	VAL;						\
+	}								\
+	VAL;								\
 })
+#define __ka_read_once_ptr(p) KA_READ_ONCE(*(p))
+#define ka_smp_cond_load_relaxed(ptr, cond_expr) __ka_smp_cond_load(ptr, cond_expr, __ka_read_once_ptr)
+/*
+ * The acquire form polls with acquire loads (as arm64 does) rather than
+ * relaxed loads and smp_acquire__after_ctrl_dep(): free on x86, and an
+ * acquire that race detectors, which do not model fences, can see.
+ */
+#define ka_smp_cond_load_acquire(ptr, cond_expr) __ka_smp_cond_load(ptr, cond_expr, ka_smp_load_acquire)
 
-#define ka_smp_cond_load_acquire(ptr, cond_expr) __extension__({		\
-	__ka_auto __ka_val = ka_smp_cond_load_relaxed(ptr, cond_expr);	\
-	ka_smp_acquire__after_ctrl_dep();					\
-	__ka_val;								\
-})
 
 /*
  * RCU publication: rcu_assign_pointer is a release store; rcu_dereference a

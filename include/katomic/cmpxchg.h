@@ -109,8 +109,17 @@
 #define ka_cmpxchg_release(ptr, old, new)	__ka_cmpxchg_op(__ka_try_cmpxchg_release, ptr, old, new, 0)
 #define ka_cmpxchg_relaxed(ptr, old, new)	__ka_cmpxchg_op(__ka_try_cmpxchg_relaxed, ptr, old, new, 0)
 #define ka_cmpxchg_local(ptr, old, new)	__ka_cmpxchg_op(__ka_try_cmpxchg_local, ptr, old, new, 0)
-/* sync_cmpxchg: always SMP-safe, even where _local would not be. */
-#define ka_sync_cmpxchg(ptr, old, new)		__ka_cmpxchg_op(__ka_try_cmpxchg, ptr, old, new, 0)
+/*
+ * sync_cmpxchg: always SMP-safe, even where _local would not be, and even in
+ * code patched for one CPU (<katomic/up.h>): a backend that can drop its lock
+ * prefixes supplies an always-locked ka_arch_sync_try_cmpxchg.
+ */
+#if defined(ka_arch_sync_try_cmpxchg)
+#define __ka_sync_try_cmpxchg(p, o, n)	ka_arch_sync_try_cmpxchg(p, o, n)
+#else
+#define __ka_sync_try_cmpxchg(p, o, n)	__ka_try_cmpxchg(p, o, n)
+#endif
+#define ka_sync_cmpxchg(ptr, old, new)		__ka_cmpxchg_op(__ka_sync_try_cmpxchg, ptr, old, new, 0)
 
 #define ka_try_cmpxchg(ptr, oldp, new)		__ka_try_cmpxchg_op(__ka_try_cmpxchg, ptr, oldp, new, 0)
 #define ka_try_cmpxchg_acquire(ptr, oldp, new)	__ka_try_cmpxchg_op(__ka_try_cmpxchg_acquire, ptr, oldp, new, 0)

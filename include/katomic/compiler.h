@@ -22,6 +22,15 @@
 #define KA_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #endif
 
+/* ThreadSanitizer does not model fences: a few places then use an acquire load. */
+#if defined(__SANITIZE_THREAD__)
+#define __KA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define __KA_TSAN 1
+#endif
+#endif
+
 /* Yield the CPU: user-space waiters must, when threads outnumber CPUs. */
 #include <sched.h>
 #define __ka_sched_yield() ((void)sched_yield())

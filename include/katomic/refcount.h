@@ -34,7 +34,11 @@ enum ka_refcount_saturation_type {
 
 void ka_refcount_warn_saturate(ka_refcount_t *r, enum ka_refcount_saturation_type t);
 
-/* Weak, so that one copy serves the whole program and a user's own one wins. */
+/*
+ * Weak, so that one copy serves the whole program and a user's own one, in
+ * another file, wins; or define KATOMIC_NO_DEFAULT_REFCOUNT_WARN and supply it.
+ */
+#ifndef KATOMIC_NO_DEFAULT_REFCOUNT_WARN
 __attribute__((__weak__, __cold__, __noinline__)) void
 ka_refcount_warn_saturate(ka_refcount_t *r, enum ka_refcount_saturation_type t)
 {
@@ -52,6 +56,7 @@ ka_refcount_warn_saturate(ka_refcount_t *r, enum ka_refcount_saturation_type t)
 		fprintf(stderr, "katomic: refcount_t %p: %s (saturated; reported once)\n",
 			(void *)r, what[(unsigned int)t < 5 ? t : 0]);
 }
+#endif
 
 /* Sums computed without signed overflow: the kernel's counters wrap. */
 #define __ka_rc_add(a, b) ((int)((unsigned int)(a) + (unsigned int)(b)))
@@ -138,6 +143,9 @@ static __ka_always_inline bool ka___refcount_sub_and_test(int i, ka_refcount_t *
 	if (old > 0 && old == i) {
 		/* Reached zero: the caller frees, after everyone's last access. */
 		ka_smp_acquire__after_ctrl_dep();
+#ifdef __KA_TSAN
+		(void)ka_atomic_read_acquire(&r->refs);	/* the same acquire, as TSan sees it */
+#endif
 		return true;
 	}
 	if (old <= 0 || __ka_rc_sub(old, i) < 0)

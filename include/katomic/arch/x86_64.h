@@ -26,13 +26,14 @@
 	(void)__atomic_fetch_or(&__ka_slot, 0, __ATOMIC_SEQ_CST);		\
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);				\
 } while (0)
-#define ka_arch_smp_rmb() ka_barrier()		/* TSO: loads are not reordered with loads */
-#define ka_arch_smp_wmb() ka_barrier()		/* TSO: stores are not reordered with stores */
+/* TSO: no instruction; the C11 fences keep the compiler (and C11 model) in line. */
+#define ka_arch_smp_rmb() __ka_fence(__ATOMIC_ACQUIRE)
+#define ka_arch_smp_wmb() __ka_fence(__ATOMIC_RELEASE)
 #define ka_arch_mb__before_atomic() ka_barrier()	/* the locked RMW is itself a full barrier */
 #define ka_arch_mb__after_atomic() ka_barrier()	/* likewise */
 #define ka_arch_mb__after_spinlock() ka_barrier()	/* the lock is taken with a locked RMW */
 #define ka_arch_mb__after_unlock_lock() ka_barrier()	/* TSO release+acquire is already RCsc */
-#define ka_arch_acquire__after_ctrl_dep() ka_barrier()	/* TSO: loads are not reordered with later accesses */
+#define ka_arch_acquire__after_ctrl_dep() __ka_fence(__ATOMIC_ACQUIRE)	/* no instruction on TSO */
 /* mb/rmb/wmb also order device and non-temporal accesses: only the fences do. */
 #define ka_arch_mb()  __asm__ __volatile__("mfence" ::: "memory")
 #define ka_arch_rmb() __asm__ __volatile__("lfence" ::: "memory")

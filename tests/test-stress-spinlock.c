@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spinlock_t under contention: mutual exclusion of plain (non-atomic)
+ * accesses with 2, 4 and 8 threads on however many CPUs there are (the
+ * lock must yield, or 8 threads on 2 CPUs never finish), with spin_lock and
+ * with a spin_trylock loop; spin_is_locked while held; DEFINE_SPINLOCK and
+ * spin_lock_init.  Under ThreadSanitizer the plain accesses in the critical
+ * sections are also checked for races: the lock's acquire and release must
+ * order them.
+ */
+#include <katomic/katomic.h>
+#include "tap.h"
+#include "stress.h"
+
+static DEFINE_SPINLOCK(static_lock);
+
+/* What the lock protects: plain data, written in several steps. */
+static struct {
+	long count;		/* incremented by a read ... write */
+	int owner;		/* who is inside */
+	long sum;		/* sum of the owners' indices + 1 */
+} prot;
+
+struct lock_ctx {
+	spinlock_t *lock;
+	long n;		/* at most this many per thread */
+	double secs;	/* and for at most this long */
+	int trylock;
+};
+
+static long bad_owner[STRESS_MAX_THREADS], not_locked[STRESS_MAX_THREADS];
+static long try_fail[STRESS_MAX_THREADS], done[STRESS_MAX_THREADS];
+
+static void lock_worker(int idx, void *arg)
+{
+	const struct lock_ctx *c = arg;
+	long i, bad = 0, unl = 0, fails = 0;
+	struct stress_clock clk;
+
+	stress_clock_start(&clk, c->secs);
+	for (i = 0; i < c->n && !stress_clock_expired(&clk); i++) {
+		if (c->trylock) {
+			unsigned int spins = 0;
+
+			while (!spin_trylock(c->lock)) {
+				fails++;
+				stress_relax(&spins);
+			}
+		} else {
+			spin_lock(c->lock);
+		}
+		/* critical section: plain accesses, a window between read and write */
+		long v = prot.count;
+
+		prot.owner = idx;
+		if (!spin_is_locked(c->lock))
+			unl++;
+		prot.sum += idx + 1;
+		if (prot.owner != idx)
+			bad++;
+		prot.count = v + 1;
+		spin_unlock(c->lock);
+	}
+	bad_owner[idx] = bad;
+	not_locked[idx] = unl;
+	try_fail[idx] = fails;
+	done[idx] = i;
+}
+
+static void test_lock(spinlock_t *lock, const char *what, int nthreads, long n, int trylock)
+{
+	struct lock_ctx c = { lock, n, stress_iters(1, 3) * 0.1, trylock };
+	long bad = 0, unl = 0, fails = 0, want_sum = 0, total = 0;
+	double t;
+	int th;
+
+	memset(&prot, 0, sizeof(prot));
+	t = stress_run(nthreads, lock_worker, &c);
+	for (th = 0; th < nthreads; th++) {
+		bad += bad_owner[th];
+		unl += not_locked[th];
+		fails += try_fail[th];
+		want_sum += (th + 1) * done[th];
+		total += done[th];
+	}
+	ok(prot.count == total && prot.sum == want_sum,
+	   "%s %s, %d threads: plain counter %ld (expected %ld), sum %ld (expected %ld) [%.3f s, %.2f us each]",
+	   what, trylock ? "spin_trylock loop" : "spin_lock", nthreads, prot.count,
+	   total, prot.sum, want_sum, t, t * 1e6 / (double)(total ? total : 1));
+	ok(bad == 0, "%s, %d threads: nobody else inside the critical section (%ld intrusions)",
+	   what, nthreads, bad);
+	ok(unl == 0, "%s, %d threads: spin_is_locked() true while held (%ld times false)",
+	   what, nthreads, unl);
+	ok(!spin_is_locked(lock), "%s, %d threads: unlocked at the end", what, nthreads);
+	if (trylock)
+		diag("%s, %d threads: %ld failed spin_trylock() calls", what, nthreads, fails);
+}
+
+/* spin_trylock must fail while another thread holds the lock. */
+static spinlock_t held_lock;
+static int holder_state;	/* 1: holding, 2: may release (atomic builtins) */
+
+static void holder_worker(int idx, void *arg)
+{
+	unsigned int spins = 0;
+	long *fails = arg;
+	int i;
+
+	if (idx == 0) {
+		spin_lock(&held_lock);
+		__atomic_store_n(&holder_state, 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&holder_state, __ATOMIC_ACQUIRE) != 2)
+			stress_relax(&spins);
+		spin_unlock(&held_lock);
+		return;
+	}
+	while (__atomic_load_n(&holder_state, __ATOMIC_ACQUIRE) != 1)
+		stress_relax(&spins);
+	for (i = 0; i < 1000; i++)
+		if (spin_trylock(&held_lock)) {
+			(*fails)++;
+			spin_unlock(&held_lock);
+		}
+	if (!spin_is_locked(&held_lock))
+		(*fails)++;
+	__atomic_store_n(&holder_state, 2, __ATOMIC_RELEASE);
+}
+
+int main(void)
+{
+	static const int nthreads[] = { 2, 4, 8 };
+	/*
+	 * Each run lasts 0.1 s (0.3 s under TSan) or n acquisitions per thread.
+	 * With more threads than CPUs a FIFO ticket lock hands over to waiters
+	 * that are not running, so an acquisition can cost a trip through the
+	 * scheduler (some 20 us with 8 threads on 2 CPUs, against 10 ns
+	 * uncontended): a fixed count would take minutes.
+	 */
+	long n = stress_iters(1000000, 100000);
+	double t0 = stress_now();
+	spinlock_t *heap_lock;
+	long wrong = 0;
+	unsigned k;
+
+	stress_watchdog(STRESS_TSAN ? 300 : 60);
+
+	/* DEFINE_SPINLOCK: unlocked, usable at once */
+	ok(!spin_is_locked(&static_lock), "DEFINE_SPINLOCK: starts unlocked");
+	ok(spin_trylock(&static_lock) && spin_is_locked(&static_lock) && !spin_trylock(&static_lock),
+	   "spin_trylock: takes a free lock once, then fails");
+	spin_unlock(&static_lock);
+	ok(!spin_is_locked(&static_lock), "spin_unlock: unlocked again");
+
+	/* spin_lock_init on garbage (and on a lock left locked) */
+	heap_lock = malloc(sizeof(*heap_lock));
+	memset(heap_lock, 0xa5, sizeof(*heap_lock));
+	spin_lock_init(heap_lock);
+	ok(!spin_is_locked(heap_lock), "spin_lock_init: initialises memory full of garbage to unlocked");
+	spin_lock(heap_lock);
+	spin_lock_init(heap_lock);
+	ok(!spin_is_locked(heap_lock) && spin_trylock(heap_lock),
+	   "spin_lock_init: re-initialises a held lock to unlocked");
+	spin_unlock(heap_lock);
+
+	/* ticket wrap-around: 70000 > 65536 lock/unlock pairs, single thread */
+	for (k = 0; k < 70000; k++) {
+		spin_lock(&static_lock);
+		if (!spin_is_locked(&static_lock))
+			wrong++;
+		spin_unlock(&static_lock);
+		if (spin_is_locked(&static_lock))
+			wrong++;
+	}
+	ok(wrong == 0 && spin_trylock(&static_lock),
+	   "70000 lock/unlock pairs (tickets wrap): spin_is_locked right every time (%ld wrong)", wrong);
+	spin_unlock(&static_lock);
+
+	for (k = 0; k < 3; k++) {
+		test_lock(&static_lock, "DEFINE_SPINLOCK", nthreads[k], n, 0);
+		test_lock(heap_lock, "spin_lock_init", nthreads[k], n, 0);
+	}
+	for (k = 0; k < 3; k++)
+		test_lock(&static_lock, "DEFINE_SPINLOCK", nthreads[k], n, 1);
+
+	{
+		long fails = 0;
+
+		spin_lock_init(&held_lock);
+		stress_run(2, holder_worker, &fails);
+		ok(fails == 0, "spin_trylock fails and spin_is_locked is true while another thread holds the lock (%ld wrong)",
+		   fails);
+	}
+
+	free(heap_lock);
+	diag("%.2f s in all%s", stress_now() - t0,
+	     STRESS_TSAN ? " (TSan)" : "");
+	return done_testing();
+}

@@ -1,0 +1,241 @@
+/* katomic-litmus harness runtime, part 2: the driver.  Needs KL_NT, KL_NCOL,
+ * kl_reset(thread or -1, lo, hi), kl_run(thread, lo, hi), kl_state(i, vals). */
+static long kl_batch = 4096, kl_sync = 1024;
+static long long kl_max_iter = 1000000;
+static double kl_max_time;
+static unsigned kl_spin_limit;
+static int kl_cpus[1024], kl_ncpus;
+static int kl_stop;
+static long long kl_total;
+
+static struct {
+	int count __attribute__((aligned(64)));
+	int sense __attribute__((aligned(64)));
+} kl_bar;
+
+/* Sense-reversing barrier: spin, then yield (threads may outnumber CPUs). */
+static void kl_barrier(int *sense)
+{
+	int s = !*sense;
+
+	*sense = s;
+	if (__atomic_add_fetch(&kl_bar.count, 1, __ATOMIC_ACQ_REL) == KL_NT) {
+		__atomic_store_n(&kl_bar.count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&kl_bar.sense, s, __ATOMIC_RELEASE);
+	} else {
+		unsigned n = 0;
+
+		while (__atomic_load_n(&kl_bar.sense, __ATOMIC_ACQUIRE) != s) {
+			if (++n >= kl_spin_limit) {
+				n = 0;
+				sched_yield();
+			} else {
+				cpu_relax();
+			}
+		}
+	}
+}
+
+static double kl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Histogram: open addressing on the state vector; one per thread. */
+struct kl_hent {
+	long long count;
+	long long v[KL_NCOL];
+};
+struct kl_hist {
+	struct kl_hent *e, *last;
+	unsigned long cap, n;
+};
+static struct kl_hist kl_hist[KL_NT];
+
+static unsigned long kl_hash(const long long *v)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+	int i;
+
+	for (i = 0; i < KL_NCOL; i++) {
+		h ^= (unsigned long long)v[i];
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return (unsigned long)h;
+}
+
+static void kl_hinit(struct kl_hist *h, unsigned long cap)
+{
+	h->e = calloc(cap, sizeof(*h->e));
+	if (!h->e) {
+		fprintf(stderr, "harness: out of memory\n");
+		exit(3);
+	}
+	h->cap = cap;
+	h->n = 0;
+	h->last = NULL;
+}
+
+static struct kl_hent *kl_hput(struct kl_hist *h, const long long *v, long long count)
+{
+	unsigned long m = h->cap - 1, j = kl_hash(v) & m;
+
+	for (;;) {
+		struct kl_hent *e = &h->e[j];
+
+		if (!e->count) {
+			memcpy(e->v, v, sizeof(e->v));
+			e->count = count;
+			h->n++;
+			return e;
+		}
+		if (!memcmp(e->v, v, sizeof(e->v))) {
+			e->count += count;
+			return e;
+		}
+		j = (j + 1) & m;
+	}
+}
+
+static void kl_hadd(struct kl_hist *h, const long long *v)
+{
+	if (h->last && !memcmp(h->last->v, v, sizeof(h->last->v))) {
+		h->last->count++;
+		return;
+	}
+	if ((h->n + 1) * 2 > h->cap) {
+		struct kl_hist nh;
+		unsigned long i;
+
+		if (h->cap >= (1UL << 24)) {
+			fprintf(stderr, "harness: too many distinct final states\n");
+			exit(3);
+		}
+		kl_hinit(&nh, h->cap * 2);
+		for (i = 0; i < h->cap; i++)
+			if (h->e[i].count)
+				kl_hput(&nh, h->e[i].v, h->e[i].count);
+		free(h->e);
+		*h = nh;
+	}
+	h->last = kl_hput(h, v, 1);
+}
+
+static void kl_pin(int t)
+{
+#ifdef __linux__
+	cpu_set_t set;
+
+	if (!kl_ncpus)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(kl_cpus[t % kl_ncpus], &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+#else
+	(void)t;
+#endif
+}
+
+static double kl_t0;
+
+static void *kl_thread(void *arg)
+{
+	int t = (int)(intptr_t)arg, sense = 0;
+	long lo = kl_batch * t / KL_NT, hi = kl_batch * (t + 1) / KL_NT;
+	long long s[KL_NCOL];
+
+	kl_pin(t);
+	for (;;) {
+		long b, i;
+
+		for (b = 0; b < kl_batch; b += kl_sync) {
+			kl_run(t, b, b + kl_sync < kl_batch ? b + kl_sync : kl_batch);
+			kl_barrier(&sense);
+		}
+		for (i = lo; i < hi; i++) {
+			kl_state(i, s);
+			kl_hadd(&kl_hist[t], s);
+		}
+		kl_barrier(&sense);	/* everyone has read the batch */
+		kl_reset(t, 0, kl_batch);	/* each variable by its first writer */
+		if (t == 0) {
+			kl_total += kl_batch;
+			if ((kl_max_iter > 0 && kl_total >= kl_max_iter) ||
+			    (kl_max_time > 0 && kl_now() - kl_t0 >= kl_max_time))
+				__atomic_store_n(&kl_stop, 1, __ATOMIC_RELAXED);
+		}
+		kl_barrier(&sense);
+		if (__atomic_load_n(&kl_stop, __ATOMIC_RELAXED))
+			break;
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[KL_NT];
+	int i, c;
+	unsigned long k;
+	double t1;
+
+	while ((c = getopt(argc, argv, "n:t:b:s:w:")) != -1) {
+		switch (c) {
+		case 'n': kl_max_iter = atoll(optarg); break;
+		case 't': kl_max_time = atof(optarg); break;
+		case 'b': kl_batch = atol(optarg); break;
+		case 's': kl_sync = atol(optarg); break;
+		case 'w': alarm((unsigned)atoi(optarg)); break;
+		default:
+			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (kl_batch < KL_NT)
+		kl_batch = KL_NT;
+	if (kl_batch > KL_BMAX)
+		kl_batch = KL_BMAX;
+	if (kl_max_iter > 0 && kl_max_iter < kl_batch)
+		kl_batch = kl_max_iter < KL_NT ? KL_NT : (long)kl_max_iter;
+	if (kl_sync < 1)
+		kl_sync = 1;
+#ifdef __linux__
+	{
+		cpu_set_t set;
+
+		if (!sched_getaffinity(0, sizeof(set), &set))
+			for (i = 0; i < CPU_SETSIZE && kl_ncpus < 1024; i++)
+				if (CPU_ISSET(i, &set))
+					kl_cpus[kl_ncpus++] = i;
+	}
+#endif
+	kl_spin_limit = KL_NT > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1u << 16;
+	for (i = 0; i < KL_NT; i++)
+		kl_hinit(&kl_hist[i], 64);
+	kl_reset(-1, 0, kl_batch);
+	kl_t0 = kl_now();
+	for (i = 1; i < KL_NT; i++)
+		if (pthread_create(&th[i], NULL, kl_thread, (void *)(intptr_t)i)) {
+			fprintf(stderr, "harness: pthread_create failed\n");
+			return 3;
+		}
+	kl_thread((void *)0);
+	for (i = 1; i < KL_NT; i++)
+		pthread_join(th[i], NULL);
+	t1 = kl_now();
+	printf("threads %d\ncpus %d\niterations %lld\nseconds %.6f\n", KL_NT, kl_ncpus, kl_total, t1 - kl_t0);
+	for (i = 0; i < KL_NT; i++)
+		for (k = 0; k < kl_hist[i].cap; k++)
+			if (kl_hist[i].e[k].count) {
+				int j;
+
+				printf("state %lld", kl_hist[i].e[k].count);
+				for (j = 0; j < KL_NCOL; j++)
+					printf(" %lld", kl_hist[i].e[k].v[j]);
+				putchar('\n');
+			}
+	return fflush(stdout) ? 3 : 0;
+}

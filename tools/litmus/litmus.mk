@@ -1,0 +1,45 @@
+# katomic litmus runner: `include tools/litmus/litmus.mk` from the top Makefile.
+#   make litmus          build $(BUILD)/katomic-litmus
+#   make check-litmus    tests/litmus/ and $(LKMM_DIR) under every backend; ends "N passed, M failed"
+#   make fuzz-litmus     libFuzzer + ASan on the parser for FUZZ_TIME seconds (clang)
+BUILD ?= build
+AWK ?= awk
+CC ?= cc
+LITMUS_CC ?= $(CC)
+LITMUS_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra $(WERROR)
+LKMM_DIR ?= ../shared/litmus/lkmm
+LITMUS_ITERATIONS ?= 2000000
+# The harnesses' compiler (gcc, clang or a path) and backends; asm only when its header exists.
+LITMUS_HARNESS_CC ?= gcc
+LITMUS_BACKENDS ?= c11 $(if $(wildcard include/katomic/backend/asm.h),asm)
+FUZZ_TIME ?= 60
+FUZZ_CC ?= clang
+
+LITMUS_SRCS := tools/litmus/main.c tools/litmus/parse.c
+LITMUS_RT := tools/litmus/harness-head.h tools/litmus/harness-main.h
+
+.PHONY: litmus check-litmus fuzz-litmus
+
+litmus: $(BUILD)/katomic-litmus
+
+$(BUILD)/litmus-rt.c: $(LITMUS_RT) tools/litmus/embed.awk
+	@mkdir -p $(BUILD)
+	$(AWK) -v name=kl_rt_head -f tools/litmus/embed.awk tools/litmus/harness-head.h > $@.tmp
+	$(AWK) -v name=kl_rt_main -f tools/litmus/embed.awk tools/litmus/harness-main.h >> $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/katomic-litmus: $(LITMUS_SRCS) tools/litmus/parse.h $(BUILD)/litmus-rt.c
+	$(LITMUS_CC) $(LITMUS_CFLAGS) -o $@ $(LITMUS_SRCS) $(BUILD)/litmus-rt.c
+
+check-litmus: $(BUILD)/katomic-litmus
+	@LITMUS=$(BUILD)/katomic-litmus ITER=$(LITMUS_ITERATIONS) HCC='$(LITMUS_HARNESS_CC)' \
+	 BACKENDS='$(LITMUS_BACKENDS)' LKMM_DIR='$(LKMM_DIR)' sh tools/litmus/check.sh
+
+$(BUILD)/fuzz-litmus: tools/litmus/fuzz.c tools/litmus/parse.c tools/litmus/parse.h
+	@mkdir -p $(BUILD)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ tools/litmus/fuzz.c tools/litmus/parse.c
+
+fuzz-litmus: $(BUILD)/fuzz-litmus
+	@mkdir -p $(BUILD)/fuzz-litmus-corpus
+	$(BUILD)/fuzz-litmus -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=10 \
+		$(BUILD)/fuzz-litmus-corpus tests/litmus $(wildcard $(LKMM_DIR))
