@@ -28,7 +28,12 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
 	check-san check-tsan check-cross check-differential install uninstall clean help
 
-all: $(BUILD)/katomic.pc
+all: $(BUILD)/katomic.pc $(BUILD)/katomic
+
+# The CLI: tools/katomic.sh with this source tree baked in.
+$(BUILD)/katomic: tools/katomic.sh
+	@mkdir -p $(BUILD)
+	sed "s|^root=.*|root=\$${KATOMIC_ROOT:-$(CURDIR)}|" $< > $@ && chmod +x $@
 
 help:
 	@echo 'make                build what install needs ($(BUILD)/katomic.pc)'
