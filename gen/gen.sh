@@ -23,3 +23,4 @@ gen gen-atomic.awk "$inc/atomic-long.h" -v TYPE=3
 gen gen-names.awk "$tst/.names-stamp" -v OUT="$inc" -v TEST="$tst/names.c"
 rm -f "$tst/.names-stamp"
 gen gen-tests.awk "$tst/atomic-ops.c"
+mkdir -p "$root/tools/codegen/generated" && gen gen-probes.awk "$root/tools/codegen/generated/probes.c"

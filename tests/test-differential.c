@@ -61,11 +61,13 @@ static const unsigned char misc_model[] = { DIFF_MISC_OPS(DIFF_MMODEL) };
 static const int misc_field[] = { DIFF_MISC_OPS(DIFF_MFIELD) };
 static const char *const misc_name[] = { DIFF_MISC_OPS(DIFF_NAME_STR) };
 
+#define LONG_BITS ((int)(8 * sizeof(long)))
+
 struct model {
 	uint64_t rng;
 	int64_t v[3];		/* atomic_t, atomic64_t, atomic_long_t */
 	uint64_t f[5];		/* u8 u16 u32 u64 ptr */
-	uint64_t bits[DIFF_BITS / 64];
+	uint64_t bits[DIFF_BITS / 32];	/* one per unsigned long word, 32 or 64 bits used */
 };
 
 /* Wrap to the type's width and sign-extend, as a store to it and a load back would. */
@@ -76,7 +78,7 @@ static int64_t wrap(uint64_t x, int bits)
 
 static void model_atomic(struct model *m, int kind, struct diff_rec *rec, size_t n)
 {
-	int bits = kind == DIFF_ATOMIC ? 32 : 64;
+	int bits = kind == DIFF_ATOMIC ? 32 : kind == DIFF_ATOMIC_LONG ? LONG_BITS : 64;
 	int64_t *v = &m->v[kind];
 
 	for (size_t k = 0; k < n; k++) {
@@ -125,7 +127,7 @@ static void model_atomic(struct model *m, int kind, struct diff_rec *rec, size_t
 
 static void model_misc(struct model *m, struct diff_rec *rec, size_t n)
 {
-	static const uint64_t fmask[5] = { 0xFF, 0xFFFF, 0xFFFFFFFF, ~0ULL, ~0ULL };
+	static const uint64_t fmask[5] = { 0xFF, 0xFFFF, 0xFFFFFFFF, ~0ULL, UINTPTR_MAX };
 
 	for (size_t k = 0; k < n; k++) {
 		uint32_t op = (uint32_t)(diff_rand(&m->rng) % DIFF_NMISC_OPS);
@@ -152,8 +154,8 @@ static void model_misc(struct model *m, struct diff_rec *rec, size_t n)
 
 			if (misc_shape[op] == SH_BITC || misc_shape[op] == SH_BITCR)
 				nr = misc_field[op];
-			w = &m->bits[nr / 64];
-			mask = 1ULL << (nr % 64);
+			w = &m->bits[nr / LONG_BITS];
+			mask = 1ULL << (nr % LONG_BITS);
 			old = *w;
 			switch (misc_model[op]) {
 			case M_SETB: *w |= mask; break;

@@ -84,10 +84,10 @@ DIFF_ATOMIC_RUN(diff_run_atomic_long, ka_atomic_long, long, al)
 	aux = DIFF_FROM_##f(o);							\
 	mem = DIFF_FROM_##f(st->f);						\
 } while (0)
-#define DIFF_MCALL_BIT(fn, nrc)		fn(nr, st->bits); mem = (int64_t)st->bits[nr / 64]
-#define DIFF_MCALL_BITR(fn, nrc)	r = fn(nr, st->bits); mem = (int64_t)st->bits[nr / 64]
-#define DIFF_MCALL_BITC(fn, nrc)	fn(nrc, st->bits); mem = (int64_t)st->bits[nrc / 64]
-#define DIFF_MCALL_BITCR(fn, nrc)	r = fn(nrc, st->bits); mem = (int64_t)st->bits[nrc / 64]
+#define DIFF_MCALL_BIT(fn, nrc)		fn(nr, st->bits); mem = (int64_t)st->bits[nr / KA_BITS_PER_LONG]
+#define DIFF_MCALL_BITR(fn, nrc)	r = fn(nr, st->bits); mem = (int64_t)st->bits[nr / KA_BITS_PER_LONG]
+#define DIFF_MCALL_BITC(fn, nrc)	fn(nrc, st->bits); mem = (int64_t)st->bits[nrc / KA_BITS_PER_LONG]
+#define DIFF_MCALL_BITCR(fn, nrc)	r = fn(nrc, st->bits); mem = (int64_t)st->bits[nrc / KA_BITS_PER_LONG]
 #define DIFF_MCASE(id, sh, fn, f, model) case DIFF_MOP_##id: DIFF_MCALL_##sh(fn, f); break;
 
 /* The current value the arguments are drawn around. */

@@ -12,6 +12,35 @@
 #define __KA_C11_RELAXED_ONLY 1
 #define __ka_acquire_fence()  __ka_fence(__ATOMIC_SEQ_CST)
 #define __ka_release_fence()  __ka_fence(__ATOMIC_SEQ_CST)
+/*
+ * GCC 12 also miscompiles a 4-byte CAS whose expected value sits in a
+ * register without sign extension: lr.w sign-extends, so the compare fails
+ * although the values are equal (GCC PR 114130; OpenJDK hit it as JDK-8326936).  Our
+ * own LR/SC loop compares against an explicitly sign-extended value.
+ */
+static __ka_always_inline bool __ka_rv_cas32(void *p, void *old, unsigned int newv)
+{
+	long expected = *(int *)old;	/* sign-extended, as lr.w loads */
+	long prev;
+	int fail;
+
+	__asm__ __volatile__(
+		"1:	lr.w	%0, (%2)\n"
+		"	bne	%0, %3, 2f\n"
+		"	sc.w	%1, %4, (%2)\n"
+		"	bnez	%1, 1b\n"
+		"2:"
+		: "=&r"(prev), "=&r"(fail)
+		: "r"(p), "r"(expected), "r"(newv)
+		: "memory");
+	if (prev == expected)
+		return true;
+	*(int *)old = (int)prev;
+	return false;
+}
+#define ka_arch_try_cmpxchg_relaxed(p, o, n) ((bool)(sizeof(*(p)) == 4 ?	\
+	__ka_rv_cas32((void *)(p), (void *)(o), (unsigned int)(unsigned long)(n)) :		\
+	__atomic_compare_exchange_n((p), (o), (n), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
 #else
 /* Word and doubleword AMOs with .aqrl are fully ordered; LR/SC loops are not. */
 #define __ka_full_pre(size)       ((void)0)

@@ -125,8 +125,10 @@
 #define ka_arch_fetch_or_relaxed(p, i)   __atomic_fetch_or((p), (i), __ka_rmw_relaxed)
 #define ka_arch_fetch_xor_relaxed(p, i)  __atomic_fetch_xor((p), (i), __ka_rmw_relaxed)
 #define ka_arch_xchg_relaxed(p, i)       __atomic_exchange_n((p), (i), __ka_rmw_relaxed)
+#ifndef ka_arch_try_cmpxchg_relaxed	/* a policy may have to work around its compiler */
 #define ka_arch_try_cmpxchg_relaxed(p, o, n) \
 	__atomic_compare_exchange_n((p), (o), (n), false, __ka_rmw_relaxed, __ATOMIC_RELAXED)
+#endif
 
 /* cmpxchg_local: atomic against this thread only; the kernel drops the lock prefix. */
 #define ka_arch_try_cmpxchg_local(p, o, n) ka_arch_try_cmpxchg_relaxed(p, o, n)
