@@ -41,7 +41,7 @@ help:
 	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
-	@echo '  check-san         unit tests under ASan + UBSan'
+	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
@@ -49,6 +49,7 @@ help:
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
 	@echo 'make litmus         build $(BUILD)/katomic-litmus; make fuzz-litmus fuzzes its parser (FUZZ_TIME=60)'
+	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
 	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'
 	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
@@ -82,6 +83,7 @@ UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
 
 include tests/differential.mk
 include tools/litmus/litmus.mk
+include tools/codegen/codegen.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
@@ -90,13 +92,17 @@ check-unit: $(UNIT_BINS)
 # Sanitizers: ASan+UBSan on every test; TSan on the stress tests (C11 backend).
 SAN_CC ?= $(firstword $(HAVE_CCS))
 TSAN_CC ?= $(if $(filter clang,$(HAVE_CCS)),clang,$(SAN_CC))
-$(BUILD)/san/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+SAN_FLAGS = -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+$(BUILD)/san-c11/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
 	@mkdir -p $(dir $@)
-	$(SAN_CC) $(CFLAGS_TEST) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $<
+	$(SAN_CC) $(CFLAGS_TEST) $(SAN_FLAGS) -o $@ $<
+$(BUILD)/san-asm/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(CFLAGS_TEST) $(SAN_FLAGS) -DKATOMIC_BACKEND_ASM -o $@ $<
 $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CFLAGS_TEST) -O1 -fsanitize=thread -o $@ $<
-check-san: $(addprefix $(BUILD)/san/,$(patsubst tests/%.c,%,$(TEST_SRCS)))
+check-san: $(foreach b,$(BACKENDS),$(addprefix $(BUILD)/san-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS))))
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -f $^
 check-tsan: $(addprefix $(BUILD)/tsan/,$(STRESS_NAMES))
 	TSAN_OPTIONS=halt_on_error=1 prove -f $^

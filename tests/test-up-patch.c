@@ -135,12 +135,13 @@ __attribute__((__noinline__)) static long public_sync_cmpxchg(long *p, long o, l
 	return sync_cmpxchg(p, o, n);
 }
 
-/* The lock byte of `lock cmpxchg` (f0 [48] 0f b1) in the first bytes of f. */
+/* The lock byte of the first `lock cmpxchg` (f0 [REX] 0f b1) in f's code;
+ * sanitizer builds put it a long way in. */
 static const unsigned char *find_lock_cmpxchg(const unsigned char *f)
 {
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 256; i++)
 		if (f[i] == 0xF0 && ((f[i + 1] == 0x0F && f[i + 2] == 0xB1) ||
-				     (f[i + 1] == 0x48 && f[i + 2] == 0x0F && f[i + 3] == 0xB1)))
+				     ((f[i + 1] & 0xF0) == 0x40 && f[i + 2] == 0x0F && f[i + 3] == 0xB1)))
 			return f + i;
 	return NULL;
 }

@@ -39,6 +39,26 @@
 #define ka_arch_rmb() __asm__ __volatile__("lfence" ::: "memory")
 #define ka_arch_wmb() __asm__ __volatile__("sfence" ::: "memory")
 #define ka_arch_cpu_relax() __asm__ __volatile__("pause" ::: "memory")
+/*
+ * test_and_{set,clear,change}_bit: written so that gcc and clang recognise
+ * lock bts/btr/btc + setc.  Through the generic fetch_andnot fallback gcc-12
+ * turns a variable-bit test_and_clear_bit into a lock cmpxchg loop (the
+ * codegen audit, docs/codegen.md).  Every order is SEQ_CST here (see above),
+ * so _lock (acquire) is the same code, as in the kernel.
+ */
+#define __ka_x86_c11_bitop(fetch, nr, addr, arg) __extension__({		\
+	unsigned long __ka_n = (unsigned long)(nr);				\
+	unsigned long __ka_m = 1UL << (__ka_n % 64);				\
+	(fetch((volatile unsigned long *)(addr) + __ka_n / 64, (arg),		\
+	       __ATOMIC_SEQ_CST) & __ka_m) != 0;				\
+})
+#define ka_arch_test_and_set_bit(nr, addr)					\
+	__ka_x86_c11_bitop(__atomic_fetch_or, nr, addr, __ka_m)
+#define ka_arch_test_and_clear_bit(nr, addr)					\
+	__ka_x86_c11_bitop(__atomic_fetch_and, nr, addr, ~__ka_m)
+#define ka_arch_test_and_change_bit(nr, addr)					\
+	__ka_x86_c11_bitop(__atomic_fetch_xor, nr, addr, __ka_m)
+#define ka_arch_test_and_set_bit_lock(nr, addr) ka_arch_test_and_set_bit(nr, addr)
 /* smp_store_mb: xchg is a store and a full barrier in one instruction. */
 #define ka_arch_store_mb(p, v) ((void)__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
 

@@ -3,8 +3,8 @@
 /*
  * Code-generation probes for `katomic codegen` (tools/codegen/): one small
  * non-inlined function per public API name, named probe_<name>[_<size>|_c|_v],
- * plus idioms.  Compile with -c and read the disassembly; the /*@ lines are
- * the audit's manifest (ordering class and instruction shape per probe).
+ * plus idioms.  Compile with -c and read the disassembly; the manifest lines
+ * (slash-star-at) give the audit each probe's ordering class and instruction shape.
  */
 #include <katomic/katomic.h>
 
@@ -1645,26 +1645,26 @@ KA_PROBE int probe_smp_wmb(int *a, int *b)
 	return READ_ONCE(*b);
 }
 
-/*@ probe_smp_store_mb_1 class=b:smp_mb shape=store */
-KA_PROBE void probe_smp_store_mb_1( *p,  v)
+/*@ probe_smp_store_mb_1 class=store_mb shape=store */
+KA_PROBE void probe_smp_store_mb_1(unsigned char *p, unsigned char v)
 {
 	smp_store_mb(*p, v);
 }
 
-/*@ probe_smp_store_mb_2 class=b:smp_mb shape=store */
-KA_PROBE void probe_smp_store_mb_2( *p,  v)
+/*@ probe_smp_store_mb_2 class=store_mb shape=store */
+KA_PROBE void probe_smp_store_mb_2(unsigned short *p, unsigned short v)
 {
 	smp_store_mb(*p, v);
 }
 
-/*@ probe_smp_store_mb_4 class=b:smp_mb shape=store */
-KA_PROBE void probe_smp_store_mb_4( *p,  v)
+/*@ probe_smp_store_mb_4 class=store_mb shape=store */
+KA_PROBE void probe_smp_store_mb_4(unsigned int *p, unsigned int v)
 {
 	smp_store_mb(*p, v);
 }
 
-/*@ probe_smp_store_mb_8 class=b:smp_mb shape=store */
-KA_PROBE void probe_smp_store_mb_8( *p,  v)
+/*@ probe_smp_store_mb_8 class=store_mb shape=store */
+KA_PROBE void probe_smp_store_mb_8(unsigned long long *p, unsigned long long v)
 {
 	smp_store_mb(*p, v);
 }
@@ -1686,49 +1686,49 @@ KA_PROBE int probe_smp_mb__after_atomic(int *a, int *b)
 }
 
 /*@ probe_smp_load_acquire_1 class=load_acquire shape=load */
-KA_PROBE  probe_smp_load_acquire_1( *p)
+KA_PROBE unsigned char probe_smp_load_acquire_1(unsigned char *p)
 {
 	return smp_load_acquire(p);
 }
 
 /*@ probe_smp_load_acquire_2 class=load_acquire shape=load */
-KA_PROBE  probe_smp_load_acquire_2( *p)
+KA_PROBE unsigned short probe_smp_load_acquire_2(unsigned short *p)
 {
 	return smp_load_acquire(p);
 }
 
 /*@ probe_smp_load_acquire_4 class=load_acquire shape=load */
-KA_PROBE  probe_smp_load_acquire_4( *p)
+KA_PROBE unsigned int probe_smp_load_acquire_4(unsigned int *p)
 {
 	return smp_load_acquire(p);
 }
 
 /*@ probe_smp_load_acquire_8 class=load_acquire shape=load */
-KA_PROBE  probe_smp_load_acquire_8( *p)
+KA_PROBE unsigned long long probe_smp_load_acquire_8(unsigned long long *p)
 {
 	return smp_load_acquire(p);
 }
 
 /*@ probe_smp_store_release_1 class=store_release shape=store */
-KA_PROBE void probe_smp_store_release_1( *p,  v)
+KA_PROBE void probe_smp_store_release_1(unsigned char *p, unsigned char v)
 {
 	smp_store_release(p, v);
 }
 
 /*@ probe_smp_store_release_2 class=store_release shape=store */
-KA_PROBE void probe_smp_store_release_2( *p,  v)
+KA_PROBE void probe_smp_store_release_2(unsigned short *p, unsigned short v)
 {
 	smp_store_release(p, v);
 }
 
 /*@ probe_smp_store_release_4 class=store_release shape=store */
-KA_PROBE void probe_smp_store_release_4( *p,  v)
+KA_PROBE void probe_smp_store_release_4(unsigned int *p, unsigned int v)
 {
 	smp_store_release(p, v);
 }
 
 /*@ probe_smp_store_release_8 class=store_release shape=store */
-KA_PROBE void probe_smp_store_release_8( *p,  v)
+KA_PROBE void probe_smp_store_release_8(unsigned long long *p, unsigned long long v)
 {
 	smp_store_release(p, v);
 }
@@ -1766,49 +1766,49 @@ KA_PROBE void probe_rcu_assign_pointer(int **pp, int *v)
 }
 
 /*@ probe_READ_ONCE_1 class=once shape=load */
-KA_PROBE  probe_READ_ONCE_1( *p)
+KA_PROBE unsigned char probe_READ_ONCE_1(unsigned char *p)
 {
 	return READ_ONCE(*p);
 }
 
 /*@ probe_READ_ONCE_2 class=once shape=load */
-KA_PROBE  probe_READ_ONCE_2( *p)
+KA_PROBE unsigned short probe_READ_ONCE_2(unsigned short *p)
 {
 	return READ_ONCE(*p);
 }
 
 /*@ probe_READ_ONCE_4 class=once shape=load */
-KA_PROBE  probe_READ_ONCE_4( *p)
+KA_PROBE unsigned int probe_READ_ONCE_4(unsigned int *p)
 {
 	return READ_ONCE(*p);
 }
 
 /*@ probe_READ_ONCE_8 class=once shape=load */
-KA_PROBE  probe_READ_ONCE_8( *p)
+KA_PROBE unsigned long long probe_READ_ONCE_8(unsigned long long *p)
 {
 	return READ_ONCE(*p);
 }
 
 /*@ probe_WRITE_ONCE_1 class=once shape=store */
-KA_PROBE void probe_WRITE_ONCE_1( *p,  v)
+KA_PROBE void probe_WRITE_ONCE_1(unsigned char *p, unsigned char v)
 {
 	WRITE_ONCE(*p, v);
 }
 
 /*@ probe_WRITE_ONCE_2 class=once shape=store */
-KA_PROBE void probe_WRITE_ONCE_2( *p,  v)
+KA_PROBE void probe_WRITE_ONCE_2(unsigned short *p, unsigned short v)
 {
 	WRITE_ONCE(*p, v);
 }
 
 /*@ probe_WRITE_ONCE_4 class=once shape=store */
-KA_PROBE void probe_WRITE_ONCE_4( *p,  v)
+KA_PROBE void probe_WRITE_ONCE_4(unsigned int *p, unsigned int v)
 {
 	WRITE_ONCE(*p, v);
 }
 
 /*@ probe_WRITE_ONCE_8 class=once shape=store */
-KA_PROBE void probe_WRITE_ONCE_8( *p,  v)
+KA_PROBE void probe_WRITE_ONCE_8(unsigned long long *p, unsigned long long v)
 {
 	WRITE_ONCE(*p, v);
 }
@@ -1820,421 +1820,421 @@ KA_PROBE int probe_data_race(int *p)
 }
 
 /*@ probe_xchg_1 class=full shape=xchg */
-KA_PROBE  probe_xchg_1( *p,  new)
+KA_PROBE unsigned char probe_xchg_1(unsigned char *p, unsigned char new)
 {
 	return xchg(p, new);
 }
 
 /*@ probe_xchg_2 class=full shape=xchg */
-KA_PROBE  probe_xchg_2( *p,  new)
+KA_PROBE unsigned short probe_xchg_2(unsigned short *p, unsigned short new)
 {
 	return xchg(p, new);
 }
 
 /*@ probe_xchg_4 class=full shape=xchg */
-KA_PROBE  probe_xchg_4( *p,  new)
+KA_PROBE unsigned int probe_xchg_4(unsigned int *p, unsigned int new)
 {
 	return xchg(p, new);
 }
 
 /*@ probe_xchg_8 class=full shape=xchg */
-KA_PROBE  probe_xchg_8( *p,  new)
+KA_PROBE unsigned long long probe_xchg_8(unsigned long long *p, unsigned long long new)
 {
 	return xchg(p, new);
 }
 
 /*@ probe_xchg_acquire_1 class=acquire shape=xchg */
-KA_PROBE  probe_xchg_acquire_1( *p,  new)
+KA_PROBE unsigned char probe_xchg_acquire_1(unsigned char *p, unsigned char new)
 {
 	return xchg_acquire(p, new);
 }
 
 /*@ probe_xchg_acquire_2 class=acquire shape=xchg */
-KA_PROBE  probe_xchg_acquire_2( *p,  new)
+KA_PROBE unsigned short probe_xchg_acquire_2(unsigned short *p, unsigned short new)
 {
 	return xchg_acquire(p, new);
 }
 
 /*@ probe_xchg_acquire_4 class=acquire shape=xchg */
-KA_PROBE  probe_xchg_acquire_4( *p,  new)
+KA_PROBE unsigned int probe_xchg_acquire_4(unsigned int *p, unsigned int new)
 {
 	return xchg_acquire(p, new);
 }
 
 /*@ probe_xchg_acquire_8 class=acquire shape=xchg */
-KA_PROBE  probe_xchg_acquire_8( *p,  new)
+KA_PROBE unsigned long long probe_xchg_acquire_8(unsigned long long *p, unsigned long long new)
 {
 	return xchg_acquire(p, new);
 }
 
 /*@ probe_xchg_release_1 class=release shape=xchg */
-KA_PROBE  probe_xchg_release_1( *p,  new)
+KA_PROBE unsigned char probe_xchg_release_1(unsigned char *p, unsigned char new)
 {
 	return xchg_release(p, new);
 }
 
 /*@ probe_xchg_release_2 class=release shape=xchg */
-KA_PROBE  probe_xchg_release_2( *p,  new)
+KA_PROBE unsigned short probe_xchg_release_2(unsigned short *p, unsigned short new)
 {
 	return xchg_release(p, new);
 }
 
 /*@ probe_xchg_release_4 class=release shape=xchg */
-KA_PROBE  probe_xchg_release_4( *p,  new)
+KA_PROBE unsigned int probe_xchg_release_4(unsigned int *p, unsigned int new)
 {
 	return xchg_release(p, new);
 }
 
 /*@ probe_xchg_release_8 class=release shape=xchg */
-KA_PROBE  probe_xchg_release_8( *p,  new)
+KA_PROBE unsigned long long probe_xchg_release_8(unsigned long long *p, unsigned long long new)
 {
 	return xchg_release(p, new);
 }
 
 /*@ probe_xchg_relaxed_1 class=relaxed shape=xchg */
-KA_PROBE  probe_xchg_relaxed_1( *p,  new)
+KA_PROBE unsigned char probe_xchg_relaxed_1(unsigned char *p, unsigned char new)
 {
 	return xchg_relaxed(p, new);
 }
 
 /*@ probe_xchg_relaxed_2 class=relaxed shape=xchg */
-KA_PROBE  probe_xchg_relaxed_2( *p,  new)
+KA_PROBE unsigned short probe_xchg_relaxed_2(unsigned short *p, unsigned short new)
 {
 	return xchg_relaxed(p, new);
 }
 
 /*@ probe_xchg_relaxed_4 class=relaxed shape=xchg */
-KA_PROBE  probe_xchg_relaxed_4( *p,  new)
+KA_PROBE unsigned int probe_xchg_relaxed_4(unsigned int *p, unsigned int new)
 {
 	return xchg_relaxed(p, new);
 }
 
 /*@ probe_xchg_relaxed_8 class=relaxed shape=xchg */
-KA_PROBE  probe_xchg_relaxed_8( *p,  new)
+KA_PROBE unsigned long long probe_xchg_relaxed_8(unsigned long long *p, unsigned long long new)
 {
 	return xchg_relaxed(p, new);
 }
 
 /*@ probe_cmpxchg_1 class=full_cond shape=cas */
-KA_PROBE  probe_cmpxchg_1( *p,  old,  new)
+KA_PROBE unsigned char probe_cmpxchg_1(unsigned char *p, unsigned char old, unsigned char new)
 {
 	return cmpxchg(p, old, new);
 }
 
 /*@ probe_cmpxchg_2 class=full_cond shape=cas */
-KA_PROBE  probe_cmpxchg_2( *p,  old,  new)
+KA_PROBE unsigned short probe_cmpxchg_2(unsigned short *p, unsigned short old, unsigned short new)
 {
 	return cmpxchg(p, old, new);
 }
 
 /*@ probe_cmpxchg_4 class=full_cond shape=cas */
-KA_PROBE  probe_cmpxchg_4( *p,  old,  new)
+KA_PROBE unsigned int probe_cmpxchg_4(unsigned int *p, unsigned int old, unsigned int new)
 {
 	return cmpxchg(p, old, new);
 }
 
 /*@ probe_cmpxchg_8 class=full_cond shape=cas */
-KA_PROBE  probe_cmpxchg_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg(p, old, new);
 }
 
 /*@ probe_cmpxchg_acquire_1 class=acquire shape=cas */
-KA_PROBE  probe_cmpxchg_acquire_1( *p,  old,  new)
+KA_PROBE unsigned char probe_cmpxchg_acquire_1(unsigned char *p, unsigned char old, unsigned char new)
 {
 	return cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_cmpxchg_acquire_2 class=acquire shape=cas */
-KA_PROBE  probe_cmpxchg_acquire_2( *p,  old,  new)
+KA_PROBE unsigned short probe_cmpxchg_acquire_2(unsigned short *p, unsigned short old, unsigned short new)
 {
 	return cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_cmpxchg_acquire_4 class=acquire shape=cas */
-KA_PROBE  probe_cmpxchg_acquire_4( *p,  old,  new)
+KA_PROBE unsigned int probe_cmpxchg_acquire_4(unsigned int *p, unsigned int old, unsigned int new)
 {
 	return cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_cmpxchg_acquire_8 class=acquire shape=cas */
-KA_PROBE  probe_cmpxchg_acquire_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg_acquire_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_cmpxchg_release_1 class=release shape=cas */
-KA_PROBE  probe_cmpxchg_release_1( *p,  old,  new)
+KA_PROBE unsigned char probe_cmpxchg_release_1(unsigned char *p, unsigned char old, unsigned char new)
 {
 	return cmpxchg_release(p, old, new);
 }
 
 /*@ probe_cmpxchg_release_2 class=release shape=cas */
-KA_PROBE  probe_cmpxchg_release_2( *p,  old,  new)
+KA_PROBE unsigned short probe_cmpxchg_release_2(unsigned short *p, unsigned short old, unsigned short new)
 {
 	return cmpxchg_release(p, old, new);
 }
 
 /*@ probe_cmpxchg_release_4 class=release shape=cas */
-KA_PROBE  probe_cmpxchg_release_4( *p,  old,  new)
+KA_PROBE unsigned int probe_cmpxchg_release_4(unsigned int *p, unsigned int old, unsigned int new)
 {
 	return cmpxchg_release(p, old, new);
 }
 
 /*@ probe_cmpxchg_release_8 class=release shape=cas */
-KA_PROBE  probe_cmpxchg_release_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg_release_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg_release(p, old, new);
 }
 
 /*@ probe_cmpxchg_relaxed_1 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_relaxed_1( *p,  old,  new)
+KA_PROBE unsigned char probe_cmpxchg_relaxed_1(unsigned char *p, unsigned char old, unsigned char new)
 {
 	return cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_cmpxchg_relaxed_2 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_relaxed_2( *p,  old,  new)
+KA_PROBE unsigned short probe_cmpxchg_relaxed_2(unsigned short *p, unsigned short old, unsigned short new)
 {
 	return cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_cmpxchg_relaxed_4 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_relaxed_4( *p,  old,  new)
+KA_PROBE unsigned int probe_cmpxchg_relaxed_4(unsigned int *p, unsigned int old, unsigned int new)
 {
 	return cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_cmpxchg_relaxed_8 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_relaxed_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg_relaxed_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_1 class=full_cond shape=cas */
-KA_PROBE bool probe_try_cmpxchg_1( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_1(unsigned char *p, unsigned char *old, unsigned char new)
 {
 	return try_cmpxchg(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_2 class=full_cond shape=cas */
-KA_PROBE bool probe_try_cmpxchg_2( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_2(unsigned short *p, unsigned short *old, unsigned short new)
 {
 	return try_cmpxchg(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_4 class=full_cond shape=cas */
-KA_PROBE bool probe_try_cmpxchg_4( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_4(unsigned int *p, unsigned int *old, unsigned int new)
 {
 	return try_cmpxchg(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_8 class=full_cond shape=cas */
-KA_PROBE bool probe_try_cmpxchg_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_acquire_1 class=acquire shape=cas */
-KA_PROBE bool probe_try_cmpxchg_acquire_1( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_acquire_1(unsigned char *p, unsigned char *old, unsigned char new)
 {
 	return try_cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_acquire_2 class=acquire shape=cas */
-KA_PROBE bool probe_try_cmpxchg_acquire_2( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_acquire_2(unsigned short *p, unsigned short *old, unsigned short new)
 {
 	return try_cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_acquire_4 class=acquire shape=cas */
-KA_PROBE bool probe_try_cmpxchg_acquire_4( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_acquire_4(unsigned int *p, unsigned int *old, unsigned int new)
 {
 	return try_cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_acquire_8 class=acquire shape=cas */
-KA_PROBE bool probe_try_cmpxchg_acquire_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_acquire_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg_acquire(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_release_1 class=release shape=cas */
-KA_PROBE bool probe_try_cmpxchg_release_1( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_release_1(unsigned char *p, unsigned char *old, unsigned char new)
 {
 	return try_cmpxchg_release(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_release_2 class=release shape=cas */
-KA_PROBE bool probe_try_cmpxchg_release_2( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_release_2(unsigned short *p, unsigned short *old, unsigned short new)
 {
 	return try_cmpxchg_release(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_release_4 class=release shape=cas */
-KA_PROBE bool probe_try_cmpxchg_release_4( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_release_4(unsigned int *p, unsigned int *old, unsigned int new)
 {
 	return try_cmpxchg_release(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_release_8 class=release shape=cas */
-KA_PROBE bool probe_try_cmpxchg_release_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_release_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg_release(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_relaxed_1 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_relaxed_1( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_relaxed_1(unsigned char *p, unsigned char *old, unsigned char new)
 {
 	return try_cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_relaxed_2 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_relaxed_2( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_relaxed_2(unsigned short *p, unsigned short *old, unsigned short new)
 {
 	return try_cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_relaxed_4 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_relaxed_4( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_relaxed_4(unsigned int *p, unsigned int *old, unsigned int new)
 {
 	return try_cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_relaxed_8 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_relaxed_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_relaxed_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg_relaxed(p, old, new);
 }
 
 /*@ probe_cmpxchg64_8 class=full_cond shape=cas */
-KA_PROBE  probe_cmpxchg64_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg64_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg64(p, old, new);
 }
 
 /*@ probe_cmpxchg64_acquire_8 class=acquire shape=cas */
-KA_PROBE  probe_cmpxchg64_acquire_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg64_acquire_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg64_acquire(p, old, new);
 }
 
 /*@ probe_cmpxchg64_release_8 class=release shape=cas */
-KA_PROBE  probe_cmpxchg64_release_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg64_release_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg64_release(p, old, new);
 }
 
 /*@ probe_cmpxchg64_relaxed_8 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg64_relaxed_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg64_relaxed_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg64_relaxed(p, old, new);
 }
 
 /*@ probe_try_cmpxchg64_8 class=full_cond shape=cas */
-KA_PROBE bool probe_try_cmpxchg64_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg64_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg64(p, old, new);
 }
 
 /*@ probe_try_cmpxchg64_acquire_8 class=acquire shape=cas */
-KA_PROBE bool probe_try_cmpxchg64_acquire_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg64_acquire_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg64_acquire(p, old, new);
 }
 
 /*@ probe_try_cmpxchg64_release_8 class=release shape=cas */
-KA_PROBE bool probe_try_cmpxchg64_release_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg64_release_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg64_release(p, old, new);
 }
 
 /*@ probe_try_cmpxchg64_relaxed_8 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg64_relaxed_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg64_relaxed_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg64_relaxed(p, old, new);
 }
 
 /*@ probe_cmpxchg_local_1 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_local_1( *p,  old,  new)
+KA_PROBE unsigned char probe_cmpxchg_local_1(unsigned char *p, unsigned char old, unsigned char new)
 {
 	return cmpxchg_local(p, old, new);
 }
 
 /*@ probe_cmpxchg_local_2 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_local_2( *p,  old,  new)
+KA_PROBE unsigned short probe_cmpxchg_local_2(unsigned short *p, unsigned short old, unsigned short new)
 {
 	return cmpxchg_local(p, old, new);
 }
 
 /*@ probe_cmpxchg_local_4 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_local_4( *p,  old,  new)
+KA_PROBE unsigned int probe_cmpxchg_local_4(unsigned int *p, unsigned int old, unsigned int new)
 {
 	return cmpxchg_local(p, old, new);
 }
 
 /*@ probe_cmpxchg_local_8 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg_local_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg_local_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg_local(p, old, new);
 }
 
 /*@ probe_cmpxchg64_local_8 class=relaxed shape=cas */
-KA_PROBE  probe_cmpxchg64_local_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_cmpxchg64_local_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return cmpxchg64_local(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_local_1 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_local_1( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_local_1(unsigned char *p, unsigned char *old, unsigned char new)
 {
 	return try_cmpxchg_local(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_local_2 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_local_2( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_local_2(unsigned short *p, unsigned short *old, unsigned short new)
 {
 	return try_cmpxchg_local(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_local_4 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_local_4( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_local_4(unsigned int *p, unsigned int *old, unsigned int new)
 {
 	return try_cmpxchg_local(p, old, new);
 }
 
 /*@ probe_try_cmpxchg_local_8 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg_local_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg_local_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg_local(p, old, new);
 }
 
 /*@ probe_try_cmpxchg64_local_8 class=relaxed shape=cas */
-KA_PROBE bool probe_try_cmpxchg64_local_8( *p,  *old,  new)
+KA_PROBE bool probe_try_cmpxchg64_local_8(unsigned long long *p, unsigned long long *old, unsigned long long new)
 {
 	return try_cmpxchg64_local(p, old, new);
 }
 
 /*@ probe_sync_cmpxchg_1 class=full_cond shape=cas */
-KA_PROBE  probe_sync_cmpxchg_1( *p,  old,  new)
+KA_PROBE unsigned char probe_sync_cmpxchg_1(unsigned char *p, unsigned char old, unsigned char new)
 {
 	return sync_cmpxchg(p, old, new);
 }
 
 /*@ probe_sync_cmpxchg_2 class=full_cond shape=cas */
-KA_PROBE  probe_sync_cmpxchg_2( *p,  old,  new)
+KA_PROBE unsigned short probe_sync_cmpxchg_2(unsigned short *p, unsigned short old, unsigned short new)
 {
 	return sync_cmpxchg(p, old, new);
 }
 
 /*@ probe_sync_cmpxchg_4 class=full_cond shape=cas */
-KA_PROBE  probe_sync_cmpxchg_4( *p,  old,  new)
+KA_PROBE unsigned int probe_sync_cmpxchg_4(unsigned int *p, unsigned int old, unsigned int new)
 {
 	return sync_cmpxchg(p, old, new);
 }
 
 /*@ probe_sync_cmpxchg_8 class=full_cond shape=cas */
-KA_PROBE  probe_sync_cmpxchg_8( *p,  old,  new)
+KA_PROBE unsigned long long probe_sync_cmpxchg_8(unsigned long long *p, unsigned long long old, unsigned long long new)
 {
 	return sync_cmpxchg(p, old, new);
 }
@@ -2703,14 +2703,14 @@ KA_PROBE bool probe_system_has_cmpxchg128(void)
 }
 
 #endif
-/*@ probe_idiom_inc_mb_after_atomic class=full shape=rmw */
+/*@ probe_idiom_inc_mb_after_atomic class=rmw_mb_after shape=rmw */
 KA_PROBE void probe_idiom_inc_mb_after_atomic(atomic_t *v)
 {
 	atomic_inc(v);
 	smp_mb__after_atomic();
 }
 
-/*@ probe_idiom_mb_before_atomic_inc class=full shape=rmw */
+/*@ probe_idiom_mb_before_atomic_inc class=rmw_mb_before shape=rmw */
 KA_PROBE void probe_idiom_mb_before_atomic_inc(atomic_t *v)
 {
 	smp_mb__before_atomic();
