@@ -46,6 +46,7 @@ help:
 	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
+	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
 	@echo 'make litmus         build $(BUILD)/katomic-litmus; make fuzz-litmus fuzzes its parser (FUZZ_TIME=60)'
@@ -84,6 +85,7 @@ UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
 include tests/differential.mk
 include tools/litmus/litmus.mk
 include tools/codegen/codegen.mk
+include bench/bench.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
@@ -116,7 +118,7 @@ check-prefix:
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus
+check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
 
 check-cross:

@@ -1,0 +1,104 @@
+# katomic-bench: rules for the benchmark driver and its contenders.
+# Included by the top-level Makefile (`include bench/bench.mk`); also usable
+# alone: make -f bench/bench.mk bench.
+#
+#   make bench         build $(BUILD)/katomic-bench (+ $(BUILD)/up-patch)
+#   make check-bench   build, then run every kernel at a tiny size (TAP, no timing)
+#
+# Each contender is its own object, built by its own compiler, from
+# bench/kernels.h + one mapping file; the driver links every one that could
+# be built.  A missing compiler or peer header skips that contender with a note.
+ifndef KB_BENCH_MK
+KB_BENCH_MK := 1
+
+BUILD   ?= build
+CC      ?= cc
+WERROR  ?=
+BENCH_CC ?= gcc
+BENCH_CLANG ?= clang
+BENCH_OBJ := $(BUILD)/bench-obj
+BENCH_BIN := $(BUILD)/katomic-bench
+BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthread
+BENCH_HDRS := bench/kb.h bench/kernels.h bench/ops.def \
+	$(wildcard include/katomic/*.h include/katomic/*/*.h)
+
+kb_hash := \#
+# $(call kb_have_cc,compiler): non-empty if installed
+kb_have_cc = $(shell command -v $(1) 2>/dev/null)
+# $(call kb_have_hdr,compiler,header,flags): non-empty if the header compiles
+kb_have_hdr = $(shell printf '$(kb_hash)include <$(2)>\n' | $(1) $(3) -x c -fsyntax-only - 2>/dev/null && echo yes)
+
+KB_GCC   := $(call kb_have_cc,$(BENCH_CC))
+KB_CLANG := $(call kb_have_cc,$(BENCH_CLANG))
+KB_X86   := $(filter x86_64%,$(shell $(BENCH_CC) -dumpmachine 2>/dev/null))
+KB_LIBATOMIC := $(if $(KB_GCC),$(filter /%,$(shell $(BENCH_CC) -print-file-name=libatomic.so 2>/dev/null)))
+
+# $(call kb_contender,name,source,compiler,flags,condition,note): condition
+# non-empty = build it; otherwise the note says why it is skipped.
+KB_CONTENDERS :=
+KB_NOTES :=
+define kb_contender
+ifneq ($(strip $(5)),)
+KB_CONTENDERS += $(1)
+$(BENCH_OBJ)/$(1).o: $(2) $(BENCH_HDRS) | $(BENCH_OBJ)
+	$(3) $(BENCH_CFLAGS) $(4) '-DKB_NAME="$(1)"' -DKB_SYM=kb_$(subst -,_,$(1)) -c -o $$@ $(2)
+else
+KB_NOTES += $(1):$(6)
+endif
+endef
+
+KB_HAVE_URCU := $(if $(KB_GCC),$(call kb_have_hdr,$(BENCH_CC),urcu/uatomic.h))
+KB_HAVE_CK   := $(if $(KB_GCC),$(call kb_have_hdr,$(BENCH_CC),ck_pr.h))
+KB_HAVE_AO   := $(if $(KB_GCC),$(call kb_have_hdr,$(BENCH_CC),atomic_ops.h))
+
+$(eval $(call kb_contender,raw,bench/raw.c,$(BENCH_CC),,$(and $(KB_GCC),$(KB_X86)),$(BENCH_CC)_missing_or_not_x86-64))
+$(eval $(call kb_contender,asm-gcc,bench/kat.c,$(BENCH_CC),-DKATOMIC_BACKEND_ASM,$(and $(KB_GCC),$(KB_X86)),$(BENCH_CC)_missing_or_not_x86-64))
+$(eval $(call kb_contender,c11-gcc,bench/kat.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,asm-clang,bench/kat.c,$(BENCH_CLANG),-DKATOMIC_BACKEND_ASM,$(and $(KB_CLANG),$(KB_X86)),$(BENCH_CLANG)_missing_or_not_x86-64))
+$(eval $(call kb_contender,c11-clang,bench/kat.c,$(BENCH_CLANG),,$(KB_CLANG),$(BENCH_CLANG)_not_installed))
+$(eval $(call kb_contender,urcu,bench/peer-urcu.c,$(BENCH_CC),,$(KB_HAVE_URCU),urcu/uatomic.h_not_found_(liburcu-dev)))
+$(eval $(call kb_contender,ck,bench/peer-ck.c,$(BENCH_CC),,$(KB_HAVE_CK),ck_pr.h_not_found_(libck-dev)))
+$(eval $(call kb_contender,ao,bench/peer-ao.c,$(BENCH_CC),-mcx16,$(KB_HAVE_AO),atomic_ops.h_not_found_(libatomic-ops-dev)))
+$(eval $(call kb_contender,std-gcc,bench/peer-std.c,$(BENCH_CC),-mcx16 $(if $(KB_LIBATOMIC),,-DKB_NO_LIBATOMIC),$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,std-clang,bench/peer-std.c,$(BENCH_CLANG),-mcx16,$(KB_CLANG),$(BENCH_CLANG)_not_installed))
+$(eval $(call kb_contender,libc,bench/peer-libc.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+
+KB_OBJS := $(addprefix $(BENCH_OBJ)/,$(addsuffix .o,$(strip $(KB_CONTENDERS)))) $(BENCH_OBJ)/driver.o
+
+$(BENCH_OBJ):
+	mkdir -p $@
+
+$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/ops.def | $(BENCH_OBJ)
+	$(CC) $(BENCH_CFLAGS) -c -o $@ bench/driver.c
+
+$(BENCH_BIN): $(KB_OBJS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $(KB_OBJS) $(if $(KB_LIBATOMIC),-latomic)
+
+# bench/up-patch.c: lock-prefix patching (asm backend only).
+$(BUILD)/up-patch: bench/up-patch.c $(BENCH_HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(BENCH_CFLAGS) -DKATOMIC_BACKEND_ASM -o $@ bench/up-patch.c
+
+.PHONY: bench check-bench bench-notes
+bench-notes:
+	@$(foreach n,$(strip $(KB_NOTES)),echo 'note: bench contender skipped: $(subst _, ,$(n))' >&2;) :
+
+bench: bench-notes $(BENCH_BIN) $(if $(KB_X86),$(BUILD)/up-patch)
+
+# Tiny runs that prove every kernel works; no timing is asserted anywhere.
+check-bench: bench
+	@t=$(BUILD)/check-bench.tap; \
+	 $(BENCH_BIN) --check > $$t.raw; \
+	 grep -v -e '^1\.\.' -e '^# [0-9]* passed' $$t.raw > $$t; \
+	 n=$$(grep -c -e '^ok' -e '^not ok' $$t); \
+	 grep -q '^# [0-9]* passed' $$t.raw || { n=$$((n + 1)); echo "not ok $$n - katomic-bench --check did not finish" >> $$t; }; \
+	 $(if $(KB_X86),n=$$((n + 1)); if $(BUILD)/up-patch 1 10000 >/dev/null 2>&1; \
+	   then echo "ok $$n - up-patch: 1 round (lock prefixes patched and restored)"; \
+	   else echo "not ok $$n - up-patch: 1 round"; fi >> $$t;) \
+	 echo "1..$$n" >> $$t; \
+	 grep -e '^not ok' $$t; \
+	 p=$$(grep -c '^ok' $$t); f=$$(grep -c '^not ok' $$t); \
+	 echo "check-bench: TAP log in $$t"; \
+	 echo "$$p passed, $$f failed"; [ "$$f" -eq 0 ] && [ "$$p" -gt 0 ]
+
+endif

@@ -1,0 +1,1187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * katomic-bench: per-op and workload benchmarks of katomic's backends
+ * against liburcu, Concurrency Kit, libatomic_ops, <stdatomic.h>, glibc and
+ * the raw instruction, all linked into this one program (each contender is
+ * its own translation unit built with its own compiler: see bench/kb.h).
+ *
+ * Method (see --help): threads pinned round-robin to the usable CPUs; every
+ * (op, mode) or (workload, threads) is measured in rounds, and inside a
+ * round the contenders run one after another, A B C A B C ...; reported are
+ * the median with min and max over the rounds, and ratios as the median of
+ * the per-round ratios.  Time is CLOCK_MONOTONIC; cycles are an estimate
+ * from a dependent-add chain (the TSC is not the core clock here).  No
+ * timing is ever asserted: --check only proves each kernel works.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "kb.h"
+
+/* ------------------------------------------------------------ contenders */
+/* Weak: a contender whose compiler or headers were missing is not linked. */
+#define KB_CONTENDERS(X)						\
+	X(raw)								\
+	X(asm_gcc) X(c11_gcc) X(asm_clang) X(c11_clang)			\
+	X(urcu) X(ck) X(ao) X(std_gcc) X(std_clang) X(libc)
+#define X(s) extern const struct kb_contender kb_##s __attribute__((__weak__));
+KB_CONTENDERS(X)
+#undef X
+static const struct kb_contender *const all_contenders[] = {
+#define X(s) &kb_##s,
+	KB_CONTENDERS(X)
+#undef X
+};
+static const char *const all_names[] = {
+#define X(s) #s,
+	KB_CONTENDERS(X)
+#undef X
+};
+#define NALL (int)(sizeof(all_contenders) / sizeof(all_contenders[0]))
+
+static const struct kb_contender *con[NALL];
+static int ncon;
+
+/* ------------------------------------------------------------ the op list */
+enum chk { ADD, SUB, SUCC, SAME, OR16, LAST, BIT5, BIT37, ANY };
+enum wlt { SWEEP, PAIR };
+struct opinfo {
+	const char *name;
+	bool workload;
+	enum chk check;
+	int init;
+	bool quick;
+	enum wlt threads;
+};
+static const struct opinfo ops[KB_NOPS] = {
+#define KB_OP(id, chk, ini, q) [KB_##id] = { #id, false, chk, ini, q, SWEEP },
+#define KB_WL(id, thr, q) [KB_##id] = { #id, true, ANY, 0, q, thr },
+#include "ops.def"
+#undef KB_OP
+#undef KB_WL
+};
+
+enum mode { SOLO, SHARED, OWN, FALSE_SHARING, NMODES };
+static const char *const mode_name[NMODES] = { "solo", "shared", "own", "false" };
+static const char *const mode_desc[NMODES] = {
+	"uncontended (1 thread)",
+	"all threads on one word",
+	"each thread on its own cache line",
+	"false sharing (different words, same line)",
+};
+
+/* ------------------------------------------------------------ options */
+static struct {
+	bool quick, check, progress, list;
+	int rounds, threads, maxthreads;
+	double op_ms, wl_ms;
+	const char *filter, *contenders, *modes;
+	const char *csv, *json, *samples;
+} opt = { .progress = true };
+
+static int ncpu;
+static int cpus[1024];
+
+/* ------------------------------------------------------------ helpers */
+void kb_wait(unsigned *spins)
+{
+	if (++*spins < 128) {
+#if defined(__x86_64__) || defined(__i386__)
+		__asm__ __volatile__("pause" ::: "memory");
+#endif
+	} else {
+		*spins = 0;
+		sched_yield();
+	}
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* This thread's CPU time: only to notice that it was descheduled (see run_sample). */
+static double cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void *xmalloc_aligned(size_t size)
+{
+	void *p = aligned_alloc(KB_LINE, (size + KB_LINE - 1) / KB_LINE * KB_LINE);
+
+	if (!p) {
+		perror("katomic-bench: aligned_alloc");
+		exit(1);
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct stat3 { double med, min, max; };
+
+static struct stat3 stats(const double *v, int n)
+{
+	double *s = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+	struct stat3 r = { -1, -1, -1 };
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (v[i] >= 0)
+			s[k++] = v[i];
+	if (k) {
+		qsort(s, (size_t)k, sizeof(*s), cmpd);
+		r.med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+		r.min = s[0];
+		r.max = s[k - 1];
+	}
+	free(s);
+	return r;
+}
+
+/* "a,b*,c": fnmatch, or a substring when a pattern has no wildcard. */
+static bool match_list(const char *list, const char *name)
+{
+	char buf[256];
+	const char *p = list;
+
+	if (!list || !*list)
+		return true;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && n < sizeof(buf)) {
+			memcpy(buf, p, n);
+			buf[n] = 0;
+			if (strpbrk(buf, "*?[") ? !fnmatch(buf, name, 0) : !!strstr(name, buf))
+				return true;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+static const char *cname(const struct kb_contender *c)
+{
+	return c->name;
+}
+
+/* The asm reference a contender is compared with: same compiler for katomic and std. */
+static int ref_of(int c)
+{
+	const char *want = strstr(con[c]->name, "-clang") ? "asm-clang" : "asm-gcc";
+
+	for (int i = 0; i < ncon; i++)
+		if (!strcmp(con[i]->name, want))
+			return i;
+	for (int i = 0; i < ncon; i++)
+		if (!strncmp(con[i]->name, "asm-", 4))
+			return i;
+	return -1;
+}
+
+static int find_con(const char *name)
+{
+	for (int i = 0; i < ncon; i++)
+		if (!strcmp(con[i]->name, name))
+			return i;
+	return -1;
+}
+
+/* ------------------------------------------------------------ running */
+struct thr {
+	pthread_t th;
+	int cpu;
+	struct kb_env env;
+	kb_run_fn *run;
+	long n, done;
+	double t0, t1, c0, c1;
+	struct sample_ctl *ctl;
+};
+
+struct sample_ctl {
+	volatile int ready, go, stop;
+	int nthreads;
+	bool oversub;
+};
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+	struct sample_ctl *ctl = t->ctl;
+	unsigned spins = 0;
+
+	__atomic_fetch_add(&ctl->ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&ctl->go, __ATOMIC_ACQUIRE)) {
+		if (ctl->oversub)
+			sched_yield();
+		else
+			kb_wait(&spins);
+	}
+	t->c0 = cpu_ns();
+	t->t0 = now_ns();
+	t->done = t->run(t->n, &t->env);
+	t->t1 = now_ns();
+	t->c1 = cpu_ns();
+	return NULL;
+}
+
+struct result {
+	double wall_ns;		/* first start to last finish */
+	long total, min_ops, max_ops;
+	long aux[4];		/* summed over threads */
+	bool bad_aux3;		/* an mpmc thread stopped half-way */
+	double off_cpu;		/* largest share of a thread's time spent descheduled */
+};
+
+static union kb_cell *cells;	/* (maxthreads + 2) lines */
+static void *shared_mem;
+
+static union kb_cell *cell_for(enum mode m, int t)
+{
+	char *base = (char *)cells;
+
+	switch (m) {
+	case SOLO:
+	case SHARED:
+		return (union kb_cell *)base;
+	case OWN:
+		return (union kb_cell *)(base + (size_t)t * KB_LINE);
+	case FALSE_SHARING:
+	default:
+		return (union kb_cell *)(base + (size_t)(t / 4) * KB_LINE + (size_t)(t % 4) * 16);
+	}
+}
+
+/*
+ * One sample: nthreads pinned threads run impl->run(n) after a common start;
+ * if dur_ns > 0 the main thread sets stop after dur_ns (workloads).
+ */
+static struct result run_sample(const struct kb_contender *c, int op, enum mode m, int nthreads,
+				long n, double dur_ns, struct thr *th)
+{
+	struct sample_ctl ctl = { .nthreads = nthreads, .oversub = nthreads > ncpu };
+	const struct kb_impl *im = &c->impl[op];
+	struct result r = { 0 };
+	pthread_attr_t attr;
+
+	memset(cells, 0, (size_t)(opt.maxthreads + 2) * KB_LINE);
+	if (ops[op].workload) {
+		memset(shared_mem, 0, KB_SHARED_SIZE);
+		if (im->init)
+			im->init(shared_mem, nthreads);
+	} else {
+		for (int t = 0; t < nthreads; t++)
+			cell_for(m, t)->i[0] = ops[op].init;
+	}
+	for (int t = 0; t < nthreads; t++) {
+		cpu_set_t set;
+
+		memset(&th[t], 0, sizeof(th[t]));
+		th[t].cpu = cpus[t % ncpu];
+		th[t].ctl = &ctl;
+		th[t].run = im->run;
+		th[t].n = n;
+		th[t].env.cell = cell_for(m, t);
+		th[t].env.shared = shared_mem;
+		th[t].env.stop = &ctl.stop;
+		th[t].env.tid = t;
+		th[t].env.nthreads = nthreads;
+		th[t].env.bitnr = 37;
+		pthread_attr_init(&attr);
+		CPU_ZERO(&set);
+		CPU_SET(th[t].cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		if (pthread_create(&th[t].th, &attr, thr_main, &th[t])) {
+			perror("katomic-bench: pthread_create");
+			exit(1);
+		}
+		pthread_attr_destroy(&attr);
+	}
+	while (__atomic_load_n(&ctl.ready, __ATOMIC_ACQUIRE) < nthreads)
+		sched_yield();
+	__atomic_store_n(&ctl.go, 1, __ATOMIC_RELEASE);
+	if (dur_ns > 0) {
+		struct timespec ts = { (time_t)(dur_ns / 1e9), (long)((long long)dur_ns % 1000000000LL) };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		__atomic_store_n(&ctl.stop, 1, __ATOMIC_RELEASE);
+	}
+	double t0 = 0, t1 = 0;
+
+	r.min_ops = -1;
+	for (int t = 0; t < nthreads; t++) {
+		pthread_join(th[t].th, NULL);
+		if (!t || th[t].t0 < t0)
+			t0 = th[t].t0;
+		if (!t || th[t].t1 > t1)
+			t1 = th[t].t1;
+		r.total += th[t].done;
+		for (int k = 0; k < 4; k++)
+			r.aux[k] += th[t].env.aux[k];
+		if (th[t].env.aux[2] < 0)
+			r.bad_aux3 = true;
+		double w = th[t].t1 - th[t].t0, off = w > 0 ? 1 - (th[t].c1 - th[t].c0) / w : 0;
+
+		if (off > r.off_cpu)
+			r.off_cpu = off;
+	}
+	/* Fairness group: seqlock's readers; spsc has none; otherwise everyone. */
+	int from = op == KB_seqlock && nthreads > 1 ? 1 : 0;
+
+	for (int t = from; t < nthreads && op != KB_spsc; t++) {
+		if (r.min_ops < 0 || th[t].done < r.min_ops)
+			r.min_ops = th[t].done;
+		if (th[t].done > r.max_ops)
+			r.max_ops = th[t].done;
+	}
+	if (op == KB_spsc)
+		r.total = th[1].done;	/* items delivered */
+	else if (op == KB_seqlock && nthreads > 1)
+		r.total -= th[0].done;	/* consistent reads only */
+	r.wall_ns = t1 - t0;
+	return r;
+}
+
+/*
+ * The machine is shared: a sample during which one of our threads was
+ * descheduled for more than 5% of its run measures the neighbours, not us.
+ * Such a sample is taken again (up to 4 tries; the least disturbed one is
+ * kept).  Not when threads outnumber CPUs: then being descheduled is the
+ * point.  Timing is still CLOCK_MONOTONIC; CPU time only judges the sample.
+ */
+static long n_retried, n_disturbed;
+
+static struct result measure(const struct kb_contender *c, int op, enum mode m, int nthreads, long n,
+			     double dur_ns, struct thr *th)
+{
+	struct result best = { 0 };
+
+	for (int k = 0; k < 4; k++) {
+		struct result r = run_sample(c, op, m, nthreads, n, dur_ns, th);
+
+		if (!k || r.off_cpu < best.off_cpu)
+			best = r;
+		if (nthreads > ncpu || r.off_cpu <= 0.05)
+			break;
+		n_retried++;
+	}
+	if (nthreads <= ncpu && best.off_cpu > 0.05)
+		n_disturbed++;
+	return best;
+}
+
+/* ------------------------------------------------------------ --check */
+static int npass, nfail, ntest;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+}
+
+static bool check_op(int op, enum mode m, int nthreads, long n, struct thr *th, char *why, size_t wl)
+{
+	/* Every distinct cell used, with the threads on it. */
+	for (int t = 0; t < nthreads; t++) {
+		union kb_cell *c = cell_for(m, t);
+		long k = 0, succ = 0;
+		int first = -1;
+
+		for (int u = 0; u < nthreads; u++)
+			if (cell_for(m, u) == c) {
+				if (first < 0)
+					first = u;
+				k++;
+				succ += th[u].env.aux[1];
+			}
+		if (first != t)
+			continue;	/* each cell once */
+		long init = ops[op].init, v = c->i[0];
+		bool ok = true;
+
+		switch (ops[op].check) {
+		case ADD:  ok = v == (int)(init + n * k); break;
+		case SUB:  ok = v == (int)(init - n * k); break;
+		case SAME: ok = v == init; break;
+		case OR16: ok = v == (init | 0x10); break;
+		case LAST:
+			ok = v == n - 1 && (op != KB_smp_wmb || c->i[1] == n - 1);
+			break;
+		case BIT5:  ok = c->b[0] == 1UL << 5 && c->b[1] == 0; break;
+		case BIT37: ok = c->b[0] == 1UL << 37 && c->b[1] == 0; break;
+		case SUCC:
+			if (op == KB_cmpxchg128)
+				ok = c->q == (unsigned __int128)(init + succ);
+			else
+				ok = v == (int)(init + succ);
+			ok = ok && (m == SHARED || succ == n * k);
+			break;
+		case ANY:
+			break;
+		}
+		if (!ok) {
+			snprintf(why, wl, "cell of thread %d: got %ld (b %#lx %#lx), %ld threads x %ld, successes %ld",
+				 t, v, c->b[0], c->b[1], k, n, succ);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool check_wl(const struct kb_contender *c, int op, int nthreads, long n, const struct result *r,
+		     char *why, size_t wl)
+{
+	long expect = op == KB_spsc || op == KB_seqlock ? n * (op == KB_spsc ? 1 : nthreads - (nthreads > 1)) :
+		n * nthreads;
+
+	if (r->total != expect) {
+		snprintf(why, wl, "%ld ops done, %ld expected", r->total, expect);
+		return false;
+	}
+	switch (op) {
+	case KB_refcount:
+		if (r->aux[2] || c->check_refcount(shared_mem, r->total)) {
+			snprintf(why, wl, "count dropped to zero or did not return to 1");
+			return false;
+		}
+		break;
+	case KB_spinlock:
+		if (c->check_spinlock(shared_mem, r->total)) {
+			snprintf(why, wl, "critical sections overlapped (lost updates)");
+			return false;
+		}
+		break;
+	case KB_seqlock:
+		if (r->aux[2]) {
+			snprintf(why, wl, "%ld torn reads accepted", r->aux[2]);
+			return false;
+		}
+		break;
+	case KB_spsc:
+		if (r->aux[2]) {
+			snprintf(why, wl, "%ld items out of order or corrupted", r->aux[2]);
+			return false;
+		}
+		break;
+	case KB_mpmc:
+		if (r->bad_aux3 || r->aux[1] != r->aux[3]) {
+			snprintf(why, wl, "enqueued sum %ld != dequeued sum %ld", r->aux[1], r->aux[3]);
+			return false;
+		}
+		break;
+	}
+	return true;
+}
+
+static int run_check(void)
+{
+	struct thr th[64];
+	int T = ncpu < 2 ? 2 : ncpu;
+	char why[256];
+
+	printf("# katomic-bench --check: every kernel of every contender at a tiny size; no timing\n");
+	for (int ci = 0; ci < ncon; ci++) {
+		const struct kb_contender *c = con[ci];
+
+		for (int op = 0; op < KB_NOPS; op++) {
+			if (!match_list(opt.filter, ops[op].name))
+				continue;
+			if (!c->impl[op].run) {
+				printf("# %s %s: n/a\n", c->name, ops[op].name);
+				continue;
+			}
+			if (!ops[op].workload) {
+				for (int m = 0; m < NMODES; m++) {
+					int nt = m == SOLO ? 1 : T;
+					long n = 2000;
+					struct result r = run_sample(c, op, (enum mode)m, nt, n, 0, th);
+					bool ok = r.total == n * nt && check_op(op, (enum mode)m, nt, n, th, why, sizeof(why));
+
+					tap(ok, "%s %s %s x%d%s%s", c->name, ops[op].name, mode_name[m], nt,
+					    ok ? "" : ": ", ok ? "" : why);
+				}
+				continue;
+			}
+			/* Workloads: 1 thread, every CPU, and one more thread than CPUs. */
+			int tl[3] = { 1, T, T + 1 }, ntl = 3;
+
+			if (op == KB_spsc) {
+				tl[0] = 2;
+				ntl = 1;
+			} else if (op == KB_spinlock && (!strcmp(c->name, "ck") || !strcmp(c->name, "libc"))) {
+				ntl = 2;	/* pure spinners: oversubscription only slows them down */
+			}
+			for (int k = 0; k < ntl; k++) {
+				long n = op == KB_spinlock ? 500 : 2000;
+				struct result r = run_sample(c, op, SOLO, tl[k], n, 0, th);
+				bool ok = check_wl(c, op, tl[k], n, &r, why, sizeof(why));
+
+				tap(ok, "%s %s x%d%s%s", c->name, ops[op].name, tl[k], ok ? "" : ": ", ok ? "" : why);
+			}
+		}
+	}
+	printf("1..%d\n", ntest);
+	printf("# %d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ benchmark */
+struct row {
+	int op, mode, nthreads, con;
+	long iters;		/* per thread (per-op); 0 for workloads */
+	double *ns;		/* per round: ns/op; -1 = missing */
+	double *mops;		/* per round: total Mops/s */
+	double *fair;		/* per round: min/max per-thread ops; -1 = n/a */
+	long errors;
+	bool na;
+};
+static struct row *rows;
+static int nrows, rowcap;
+static double *ghz;		/* calibration samples */
+static int nghz, ghzcap;
+
+static struct row *add_row(int op, int mode, int nthreads, int c)
+{
+	if (nrows == rowcap) {
+		rowcap = rowcap ? rowcap * 2 : 256;
+		rows = realloc(rows, sizeof(*rows) * (size_t)rowcap);
+	}
+	struct row *r = &rows[nrows++];
+
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->mode = mode;
+	r->nthreads = nthreads;
+	r->con = c;
+	r->na = !con[c]->impl[op].run;
+	r->ns = malloc(sizeof(double) * (size_t)opt.rounds);
+	r->mops = malloc(sizeof(double) * (size_t)opt.rounds);
+	r->fair = malloc(sizeof(double) * (size_t)opt.rounds);
+	for (int i = 0; i < opt.rounds; i++)
+		r->ns[i] = r->mops[i] = r->fair[i] = -1;
+	return r;
+}
+
+/* Core clock estimate: 200 dependent adds per loop trip, 1 cycle each. */
+__attribute__((__noinline__)) static double calib_once(long trips)
+{
+	double t = now_ns();
+	long x = 0;
+
+	for (long i = 0; i < trips; i++) {
+#if defined(__x86_64__)
+		__asm__ __volatile__(
+			".rept 200\n\t" "addq $1, %0\n\t" ".endr" : "+r"(x));
+#else
+		for (int k = 0; k < 200; k++)
+			__asm__ __volatile__("" : "+r"(x));
+#endif
+	}
+	t = now_ns() - t;
+	return (double)trips * 200 / t;	/* adds per ns = GHz */
+}
+
+static void calibrate(void)
+{
+	if (nghz == ghzcap) {
+		ghzcap = ghzcap ? ghzcap * 2 : 64;
+		ghz = realloc(ghz, sizeof(double) * (size_t)ghzcap);
+	}
+	ghz[nghz++] = calib_once(opt.quick ? 2000 : 5000);
+}
+
+static long total_samples, done_samples;
+static double t_start;
+
+static void progress(const char *what, int round)
+{
+	if (!opt.progress)
+		return;
+	double el = (now_ns() - t_start) / 1e9;
+	double eta = done_samples ? el * (double)(total_samples - done_samples) / (double)done_samples : 0;
+
+	if (isatty(2))
+		fprintf(stderr, "\rkatomic-bench: %3ld%% %-34s round %d/%d  %4.0fs elapsed, ~%.0fs left   ",
+			total_samples ? done_samples * 100 / total_samples : 0, what, round + 1, opt.rounds, el, eta);
+	else if (round == 0)
+		fprintf(stderr, "katomic-bench: %3ld%% %s (%.0fs)\n",
+			total_samples ? done_samples * 100 / total_samples : 0, what, el);
+}
+
+static bool op_selected(int op)
+{
+	if (!match_list(opt.filter, ops[op].name))
+		return false;
+	return !opt.quick || ops[op].quick || (opt.filter && *opt.filter);
+}
+
+static bool mode_selected(int m)
+{
+	if (opt.modes)
+		return match_list(opt.modes, mode_name[m]);
+	return !opt.quick || m == SOLO || m == SHARED;
+}
+
+static int thread_list(int op, int *tl)
+{
+	int n = 0;
+
+	if (ops[op].threads == PAIR) {
+		tl[n++] = 2;
+		return n;
+	}
+	if (opt.quick) {
+		tl[n++] = 1;
+		if (ncpu > 1)
+			tl[n++] = ncpu;
+		tl[n++] = 2 * ncpu;
+		return n;
+	}
+	for (int t = 1; t <= opt.maxthreads; t++)
+		tl[n++] = t;
+	return n;
+}
+
+static int cur_threads(void)
+{
+	return opt.threads ? opt.threads : (ncpu < 2 ? 2 : ncpu);
+}
+
+static void bench_op(int op, enum mode m, struct thr *th)
+{
+	int nt = m == SOLO ? 1 : cur_threads();
+	int ref = -1;
+	char what[64];
+	long n = 1000;
+
+	/* The reference: the first contender that has the op (asm-gcc if present). */
+	for (int c = 0; c < ncon && ref < 0; c++)
+		if (!strcmp(con[c]->name, "asm-gcc") && con[c]->impl[op].run)
+			ref = c;
+	for (int c = 0; c < ncon && ref < 0; c++)
+		if (con[c]->impl[op].run)
+			ref = c;
+	struct row *rr = &rows[nrows];	/* this group's rows start here */
+	int first = nrows;
+
+	for (int c = 0; c < ncon; c++)
+		add_row(op, m, nt, c);
+	rr = &rows[first];
+	if (ref < 0)
+		return;
+	snprintf(what, sizeof(what), "%s/%s", ops[op].name, mode_name[m]);
+	/* Iterations: about op_ms per sample for the reference. */
+	for (;;) {
+		struct result r = run_sample(con[ref], op, m, nt, n, 0, th);
+
+		if (r.wall_ns >= opt.op_ms * 1e6 / 4 || n > (1L << 40)) {
+			n = (long)((double)n * opt.op_ms * 1e6 / (r.wall_ns > 1 ? r.wall_ns : 1));
+			break;
+		}
+		n *= 4;
+	}
+	if (n < 100)
+		n = 100;
+	for (int c = 0; c < ncon; c++)
+		rr[c].iters = n;
+	for (int round = 0; round < opt.rounds; round++) {
+		progress(what, round);
+		for (int c = 0; c < ncon; c++) {
+			if (rr[c].na)
+				continue;
+			struct result r = measure(con[c], op, m, nt, n, 0, th);
+
+			rr[c].ns[round] = r.wall_ns / (double)n;
+			rr[c].mops[round] = (double)r.total / r.wall_ns * 1e3;
+			done_samples++;
+		}
+		if (m == SOLO)
+			calibrate();
+	}
+}
+
+static void bench_wl(int op, int nt, struct thr *th)
+{
+	char what[64];
+	int first = nrows;
+
+	for (int c = 0; c < ncon; c++)
+		add_row(op, -1, nt, c);
+	struct row *rr = &rows[first];
+
+	snprintf(what, sizeof(what), "%s/%d threads", ops[op].name, nt);
+	for (int round = 0; round < opt.rounds; round++) {
+		progress(what, round);
+		for (int c = 0; c < ncon; c++) {
+			if (rr[c].na)
+				continue;
+			struct result r = measure(con[c], op, SOLO, nt, 1L << 60, opt.wl_ms * 1e6, th);
+
+			if (r.total > 0) {
+				rr[c].ns[round] = r.wall_ns / (double)r.total;
+				rr[c].mops[round] = (double)r.total / r.wall_ns * 1e3;
+			}
+			if (r.min_ops >= 0 && r.max_ops > 0 && nt > 1)
+				rr[c].fair[round] = (double)r.min_ops / (double)r.max_ops;
+			if (r.aux[2] > 0)
+				rr[c].errors += r.aux[2];
+			done_samples++;
+		}
+	}
+}
+
+/* Ratio of row a to row b: the median (min, max) of the per-round ratios. */
+static struct stat3 ratio(const struct row *a, const struct row *b)
+{
+	double v[256];
+	int n = 0;
+
+	for (int i = 0; i < opt.rounds && i < 256; i++)
+		v[n++] = a->ns[i] > 0 && b->ns[i] > 0 ? a->ns[i] / b->ns[i] : -1;
+	return stats(v, n);
+}
+
+static const struct row *peer_row(const struct row *r, int c)
+{
+	/* rows of one group are consecutive, one per contender, in contender order */
+	const struct row *g = r - r->con;
+
+	return c < 0 || g[c].na ? NULL : &g[c];
+}
+
+static void fmt_num(char *buf, size_t n, double v, int prec)
+{
+	if (v < 0)
+		snprintf(buf, n, "-");
+	else if (v >= 1000)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.*f", prec, v);
+}
+
+/* A matrix: one line per group (op/mode or workload/threads), one column per contender. */
+enum what { NS, RATIO_ASM, RATIO_RAW, MOPS, FAIR };
+
+static bool con_in_group(int c, int wl)
+{
+	/* libc only has the spinlock: keep per-op tables narrow */
+	for (int op = 0; op < KB_NOPS; op++)
+		if (ops[op].workload == wl && con[c]->impl[op].run)
+			return true;
+	return false;
+}
+
+static void print_matrix(const char *title, bool wl, int mode, enum what w)
+{
+	int raw = find_con("raw");
+	bool any = false;
+
+	for (int i = 0; i < nrows && !any; i++)
+		any = ops[rows[i].op].workload == wl && (wl || rows[i].mode == mode);
+	if (!any)
+		return;
+	printf("\n%s\n%-22s", title, wl ? "workload/threads" : "op");
+	for (int c = 0; c < ncon; c++)
+		if (con_in_group(c, wl))
+			printf(" %9s", con[c]->name);
+	putchar('\n');
+	for (int i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		char lab[64], buf[32];
+
+		if (r->con != 0 || ops[r->op].workload != wl || (!wl && r->mode != mode))
+			continue;
+		if (wl)
+			snprintf(lab, sizeof(lab), "%s/%d", ops[r->op].name, r->nthreads);
+		else
+			snprintf(lab, sizeof(lab), "%s", ops[r->op].name);
+		printf("%-22s", lab);
+		for (int c = 0; c < ncon; c++) {
+			const struct row *x = &rows[i + c];
+
+			if (!con_in_group(c, wl))
+				continue;
+			if (x->na) {
+				printf(" %9s", "n/a");
+				continue;
+			}
+			double v = -1;
+			int prec = 2;
+
+			switch (w) {
+			case NS: v = stats(x->ns, opt.rounds).med; break;
+			case MOPS: v = stats(x->mops, opt.rounds).med; prec = 1; break;
+			case FAIR: v = stats(x->fair, opt.rounds).med; break;
+			case RATIO_ASM: {
+				const struct row *ref = peer_row(x, ref_of(c));
+
+				v = ref ? ratio(x, ref).med : -1;
+				break;
+			}
+			case RATIO_RAW: {
+				const struct row *ref = peer_row(x, raw);
+
+				v = ref ? ratio(x, ref).med : -1;
+				break;
+			}
+			}
+			fmt_num(buf, sizeof(buf), v, prec);
+			printf(" %9s%s", buf, x->errors ? "!" : "");
+		}
+		putchar('\n');
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void write_outputs(double ghz_med)
+{
+	FILE *csv = opt.csv ? fopen(opt.csv, "w") : NULL;
+	FILE *js = opt.json ? fopen(opt.json, "w") : NULL;
+	FILE *sm = opt.samples ? fopen(opt.samples, "w") : NULL;
+	int raw = find_con("raw");
+	bool firstj = true;
+
+	if ((opt.csv && !csv) || (opt.json && !js) || (opt.samples && !sm)) {
+		perror("katomic-bench: output file");
+		exit(1);
+	}
+	if (csv)
+		fprintf(csv, "kind,name,mode,threads,contender,ref,rounds,iters,ns_med,ns_min,ns_max,"
+			"mops_med,mops_min,mops_max,cycles_med,ratio_asm_med,ratio_asm_min,ratio_asm_max,"
+			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,what\n");
+	if (sm)
+		fprintf(sm, "kind,name,mode,threads,contender,round,ns_per_op,mops,fair\n");
+	if (js) {
+		fprintf(js, "{\n  \"tool\": \"katomic-bench\",\n  \"cpus\": %d,\n  \"rounds\": %d,\n"
+			"  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n  \"contenders\": [",
+			ncpu, opt.rounds, ghz_med, opt.quick ? "true" : "false");
+		for (int c = 0; c < ncon; c++) {
+			fprintf(js, "%s\n    {\"name\": ", c ? "," : "");
+			json_str(js, con[c]->name);
+			fprintf(js, ", \"desc\": ");
+			json_str(js, con[c]->desc);
+			fprintf(js, ", \"cc\": ");
+			json_str(js, con[c]->cc);
+			fprintf(js, "}");
+		}
+		fprintf(js, "\n  ],\n  \"results\": [");
+	}
+	for (int i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		const struct kb_contender *c = con[r->con];
+		bool wl = ops[r->op].workload;
+		const char *mode = wl ? "threads" : mode_name[r->mode];
+		int refc = ref_of(r->con);
+		const struct row *ref = peer_row(r, refc), *rw = peer_row(r, raw);
+		struct stat3 ns = stats(r->ns, opt.rounds), mo = stats(r->mops, opt.rounds),
+			fa = stats(r->fair, opt.rounds), ra = { -1, -1, -1 }, rr = { -1, -1, -1 };
+
+		if (!r->na && ref)
+			ra = ratio(r, ref);
+		if (!r->na && rw)
+			rr = ratio(r, rw);
+		double cyc = ns.med > 0 && ghz_med > 0 ? ns.med * ghz_med : -1;
+		const char *status = r->na ? "n/a" : r->errors ? "errors" : "ok";
+		const char *what = c->impl[r->op].what ? c->impl[r->op].what : "";
+
+#define F(v) ((v) < 0 ? 0.0 : (v))
+#define E(v) ((v) < 0 ? "" : buf_##v)
+		if (csv) {
+			fprintf(csv, "%s,%s,%s,%d,%s,%s,%d,%ld", wl ? "workload" : "op", ops[r->op].name, mode,
+				r->nthreads, c->name, refc >= 0 ? con[refc]->name : "", opt.rounds, r->iters);
+			double vals[] = { ns.med, ns.min, ns.max, mo.med, mo.min, mo.max, cyc, ra.med, ra.min,
+					  ra.max, rr.med, rr.min, rr.max, fa.med, fa.min, fa.max };
+			for (size_t k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
+				if (vals[k] < 0 || r->na)
+					fprintf(csv, ",");
+				else
+					fprintf(csv, ",%.4f", vals[k]);
+			}
+			fprintf(csv, ",%ld,%s,\"%s\"\n", r->errors, status, what);
+		}
+		if (js) {
+			fprintf(js, "%s\n    {\"kind\": \"%s\", \"name\": \"%s\", \"mode\": \"%s\", \"threads\": %d, "
+				"\"contender\": \"%s\", \"status\": \"%s\"", firstj ? "" : ",", wl ? "workload" : "op",
+				ops[r->op].name, mode, r->nthreads, c->name, status);
+			firstj = false;
+			if (!r->na) {
+				const char *nm[] = { "ns_med", "ns_min", "ns_max", "mops_med", "cycles_med",
+						     "ratio_asm_med", "ratio_asm_min", "ratio_asm_max", "ratio_raw_med",
+						     "fair_med" };
+				double v[] = { ns.med, ns.min, ns.max, mo.med, cyc, ra.med, ra.min, ra.max, rr.med,
+					       fa.med };
+
+				for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+					if (v[k] >= 0)
+						fprintf(js, ", \"%s\": %.4f", nm[k], v[k]);
+				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"ref\": \"%s\", \"what\": ", r->iters,
+					r->errors, refc >= 0 ? con[refc]->name : "");
+				json_str(js, what);
+			}
+			fprintf(js, "}");
+		}
+		if (sm && !r->na)
+			for (int k = 0; k < opt.rounds; k++)
+				fprintf(sm, "%s,%s,%s,%d,%s,%d,%.4f,%.4f,%.4f\n", wl ? "workload" : "op",
+					ops[r->op].name, mode, r->nthreads, c->name, k + 1, r->ns[k], r->mops[k],
+					r->fair[k]);
+#undef F
+#undef E
+	}
+	if (js)
+		fprintf(js, "\n  ]\n}\n");
+	if (csv)
+		fclose(csv);
+	if (js)
+		fclose(js);
+	if (sm)
+		fclose(sm);
+}
+
+static int run_bench(void)
+{
+	struct thr th[64];
+	int tl[64];
+
+	/* Count the samples, for the progress line. */
+	for (int op = 0; op < KB_NOPS; op++) {
+		if (!op_selected(op))
+			continue;
+		int have = 0;
+
+		for (int c = 0; c < ncon; c++)
+			have += !!con[c]->impl[op].run;
+		if (ops[op].workload)
+			total_samples += (long)have * thread_list(op, tl) * opt.rounds;
+		else
+			for (int m = 0; m < NMODES; m++)
+				total_samples += mode_selected(m) ? (long)have * opt.rounds : 0;
+	}
+	t_start = now_ns();
+	calibrate();
+	for (int op = 0; op < KB_NOPS; op++) {
+		if (!op_selected(op) || ops[op].workload)
+			continue;
+		for (int m = 0; m < NMODES; m++)
+			if (mode_selected(m))
+				bench_op(op, (enum mode)m, th);
+	}
+	for (int op = 0; op < KB_NOPS; op++) {
+		if (!op_selected(op) || !ops[op].workload)
+			continue;
+		int n = thread_list(op, tl);
+
+		for (int k = 0; k < n; k++)
+			bench_wl(op, tl[k], th);
+	}
+	calibrate();
+	if (opt.progress)
+		fprintf(stderr, "%skatomic-bench: done in %.0fs\n", isatty(2) ? "\n" : "",
+			(now_ns() - t_start) / 1e9);
+
+	struct stat3 g = stats(ghz, nghz);
+
+	printf("katomic-bench: %d CPU%s usable, %d rounds per cell (contenders alternate A B C ... in each round),\n"
+	       "median of the rounds; ratios are medians of per-round ratios.  Core clock estimate %.2f GHz\n"
+	       "(dependent-add chain, %d samples, %.2f..%.2f): cycles = ns x GHz.\n",
+	       ncpu, ncpu > 1 ? "s" : "", opt.rounds, g.med, nghz, g.min, g.max);
+	printf("Samples taken again because a thread was descheduled > 5%% of the time (shared machine): %ld;\n"
+	       "still disturbed after 4 tries (least disturbed kept): %ld.\n", n_retried, n_disturbed);
+	printf("contenders:\n");
+	for (int c = 0; c < ncon; c++)
+		printf("  %-10s %s (%s)\n", con[c]->name, con[c]->desc, con[c]->cc);
+	for (int i = 0; i < NALL; i++)
+		if (!all_contenders[i])
+			printf("  %-10s not built (compiler or headers missing at build time)\n", all_names[i]);
+	for (int m = 0; m < NMODES; m++) {
+		char t[160];
+
+		if (!mode_selected(m))
+			continue;
+		snprintf(t, sizeof(t), "== %s: %s, %d thread%s: ns/op per thread, median", mode_name[m],
+			 mode_desc[m], m == SOLO ? 1 : cur_threads(), m == SOLO ? "" : "s");
+		print_matrix(t, false, m, NS);
+		snprintf(t, sizeof(t), "-- %s: ratio to katomic asm (c11-clang, std-clang: asm-clang; others: asm-gcc)",
+			 mode_name[m]);
+		print_matrix(t, false, m, RATIO_ASM);
+		if (m == SOLO)
+			print_matrix("-- solo: ratio to the raw instruction", false, m, RATIO_RAW);
+	}
+	print_matrix("== workloads: Mops/s (total over threads), median", true, 0, MOPS);
+	print_matrix("-- workloads: ratio of ns/op to katomic asm (>1 = slower)", true, 0, RATIO_ASM);
+	print_matrix("-- workloads: fairness, min/max per-thread ops (1 = fair; seqlock: readers)", true, 0, FAIR);
+	for (int i = 0; i < nrows; i++)
+		if (rows[i].errors)
+			printf("\n!: %s %s/%d reported %ld errors (torn seqlock reads or misordered items)\n",
+			       con[rows[i].con]->name, ops[rows[i].op].name, rows[i].nthreads, rows[i].errors);
+	for (int c = 0; c < ncon; c++)
+		for (int op = 0; op < KB_NOPS; op++)
+			if (op_selected(op) && con[c]->impl[op].what && (op == KB_smp_mb || ops[op].workload))
+				printf("%s%s %s = %s\n", op == 0 && c == 0 ? "\n" : "", con[c]->name, ops[op].name,
+				       con[c]->impl[op].what);
+	write_outputs(g.med);
+	return 0;
+}
+
+/* ------------------------------------------------------------ main */
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: katomic-bench [options]\n"
+"  --quick            a subset of ops and modes, fewer rounds, shorter samples\n"
+"  --rounds N         rounds per measurement (default 9; --quick 5; at least 5 advised)\n"
+"  --ms MS            per-op sample length target in ms (default 6; --quick 2)\n"
+"  --wl-ms MS         workload sample length in ms (default 40; --quick 12)\n"
+"  --threads N        threads for the contended per-op modes (default: usable CPUs)\n"
+"  --max-threads N    workload sweep 1..N (default: 2 x usable CPUs)\n"
+"  --filter PATS      ops/workloads to run: comma-separated names, globs or substrings\n"
+"  --contenders PATS  contenders to run (default: all built; raw and asm are always kept)\n"
+"  --modes LIST       solo,shared,own,false (default: all; --quick: solo,shared)\n"
+"  --csv FILE  --json FILE  --samples FILE   write the summary, JSON, every sample\n"
+"  --no-progress      no progress line on stderr\n"
+"  --list             list contenders and ops (n/a marked) and exit\n"
+"  --check            run every kernel at a tiny size and check final values (TAP)\n");
+}
+
+static void need(int i, int argc, char **argv)
+{
+	if (i + 1 >= argc) {
+		fprintf(stderr, "katomic-bench: %s needs a value\n", argv[i]);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t set;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--quick")) opt.quick = true;
+		else if (!strcmp(a, "--check")) opt.check = true;
+		else if (!strcmp(a, "--list")) opt.list = true;
+		else if (!strcmp(a, "--no-progress")) opt.progress = false;
+		else if (!strcmp(a, "--rounds")) { need(i, argc, argv); opt.rounds = atoi(argv[++i]); }
+		else if (!strcmp(a, "--ms")) { need(i, argc, argv); opt.op_ms = atof(argv[++i]); }
+		else if (!strcmp(a, "--wl-ms")) { need(i, argc, argv); opt.wl_ms = atof(argv[++i]); }
+		else if (!strcmp(a, "--threads")) { need(i, argc, argv); opt.threads = atoi(argv[++i]); }
+		else if (!strcmp(a, "--max-threads")) { need(i, argc, argv); opt.maxthreads = atoi(argv[++i]); }
+		else if (!strcmp(a, "--filter")) { need(i, argc, argv); opt.filter = argv[++i]; }
+		else if (!strcmp(a, "--contenders")) { need(i, argc, argv); opt.contenders = argv[++i]; }
+		else if (!strcmp(a, "--modes")) { need(i, argc, argv); opt.modes = argv[++i]; }
+		else if (!strcmp(a, "--csv")) { need(i, argc, argv); opt.csv = argv[++i]; }
+		else if (!strcmp(a, "--json")) { need(i, argc, argv); opt.json = argv[++i]; }
+		else if (!strcmp(a, "--samples")) { need(i, argc, argv); opt.samples = argv[++i]; }
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+		else {
+			fprintf(stderr, "katomic-bench: unknown option '%s'\n", a);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!opt.rounds)
+		opt.rounds = opt.quick ? 5 : 9;
+	if (!opt.op_ms)
+		opt.op_ms = opt.quick ? 2 : 6;
+	if (!opt.wl_ms)
+		opt.wl_ms = opt.quick ? 12 : 40;
+	if (opt.rounds < 1 || opt.rounds > 256 || opt.op_ms <= 0 || opt.wl_ms <= 0 || opt.threads < 0 ||
+	    opt.threads > 32 || opt.maxthreads < 0 || opt.maxthreads > 32) {
+		fprintf(stderr, "katomic-bench: bad --rounds/--ms/--wl-ms/--threads/--max-threads\n");
+		return 2;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		perror("katomic-bench: sched_getaffinity");
+		return 1;
+	}
+	for (int c = 0; c < CPU_SETSIZE && ncpu < (int)(sizeof(cpus) / sizeof(cpus[0])); c++)
+		if (CPU_ISSET(c, &set))
+			cpus[ncpu++] = c;
+	if (!opt.maxthreads)
+		opt.maxthreads = 2 * ncpu > 32 ? 32 : 2 * ncpu;
+	if (opt.threads > opt.maxthreads)
+		opt.maxthreads = opt.threads;
+	if (opt.maxthreads < 3)
+		opt.maxthreads = 3;	/* --check runs CPUs + 1 threads */
+	for (int i = 0; i < NALL; i++) {
+		const struct kb_contender *c = all_contenders[i];
+
+		if (!c)
+			continue;
+		if (opt.contenders && !match_list(opt.contenders, cname(c)) && strcmp(c->name, "raw") &&
+		    strncmp(c->name, "asm-", 4))
+			continue;
+		con[ncon++] = c;
+	}
+	cells = xmalloc_aligned((size_t)(opt.maxthreads + 2) * KB_LINE);
+	shared_mem = xmalloc_aligned(KB_SHARED_SIZE);
+	if (opt.list) {
+		for (int c = 0; c < ncon; c++)
+			printf("%-10s %s (%s)\n", con[c]->name, con[c]->desc, con[c]->cc);
+		for (int i = 0; i < NALL; i++)
+			if (!all_contenders[i])
+				printf("%-10s not built\n", all_names[i]);
+		printf("\n%-20s", "op");
+		for (int c = 0; c < ncon; c++)
+			printf(" %9s", con[c]->name);
+		putchar('\n');
+		for (int op = 0; op < KB_NOPS; op++) {
+			printf("%-20s", ops[op].name);
+			for (int c = 0; c < ncon; c++)
+				printf(" %9s", con[c]->impl[op].run ? "yes" : "n/a");
+			putchar('\n');
+		}
+		return 0;
+	}
+	if (opt.check)
+		return run_check();
+	return run_bench();
+}
