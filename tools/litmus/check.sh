@@ -1,5 +1,6 @@
 #!/bin/sh
 # Run the litmus corpus (tests/litmus and LKMM_DIR) under each backend; sum the verdicts.
+# Then check that each tests/litmus/bad/*.litmus is rejected with FILE:LINE:COL: and exit 2.
 # Environment: LITMUS (runner), ITER, HCC (harness compiler), BACKENDS, LKMM_DIR.
 set -u
 dirs=tests/litmus
@@ -23,5 +24,21 @@ for b in $BACKENDS; do
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	tp=$((tp + p)); tf=$((tf + f))
 done
+# Bad input (tests/litmus/bad/*.litmus, also fuzz seeds): each must give
+# "FILE:LINE:COL: message" on stderr and exit status 2, never a crash.
+bp=0 bf=0
+for f in tests/litmus/bad/*.litmus; do
+	[ -e "$f" ] || continue
+	err=$("$LITMUS" --iterations 1 "$f" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq 2 ] && printf "%s\n" "$err" | grep -qE "^$f:[0-9]+:[0-9]+: ."; then
+		bp=$((bp + 1))
+	else
+		bf=$((bf + 1))
+		echo "bad input $f: exit $rc, expected 2 and $f:LINE:COL: message; got: $(printf "%s" "$err" | head -n 3)"
+	fi
+done
+echo "bad input: $bp rejected with file:line:col, $bf wrong"
+tp=$((tp + bp)); tf=$((tf + bf))
 echo "$tp passed, $tf failed"
 [ "$tf" -eq 0 ]

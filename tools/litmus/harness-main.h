@@ -1,8 +1,8 @@
 /* katomic-litmus harness runtime, part 2: the driver.  Needs KL_NT, KL_NCOL,
  * kl_reset(thread or -1, lo, hi), kl_run(thread, lo, hi), kl_state(i, vals). */
-static long kl_batch = 4096, kl_sync = 1024;
+static long kl_batch = 4096, kl_sync = 128;
 static long long kl_max_iter = 1000000;
-static double kl_max_time;
+static double kl_max_time, kl_loop;
 static unsigned kl_spin_limit;
 static int kl_cpus[1024], kl_ncpus;
 static int kl_stop;
@@ -34,6 +34,65 @@ static void kl_barrier(int *sense)
 			}
 		}
 	}
+}
+
+/*
+ * A common start for each block: the thread that completes the barrier sets
+ * kl_go a little in the future (kl_delay ticks of a clock all CPUs share);
+ * everyone waits for it.  Without this the releasing thread starts about one
+ * cache-line transfer ahead of the others, and the threads' iterations no
+ * longer overlap (measured on SB: 13% witnesses without, 26% with).
+ */
+static inline unsigned long long kl_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	unsigned long long v;
+
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+#endif
+}
+#if defined(__x86_64__) || defined(__i386__)
+static long kl_delay = 500;	/* TSC ticks */
+#elif defined(__aarch64__)
+static long kl_delay = 20;	/* generic timer ticks (tens of MHz) */
+#else
+static long kl_delay = 200;	/* nanoseconds */
+#endif
+static unsigned long long kl_go __attribute__((aligned(64)));
+
+static void kl_barrier_go(int *sense)
+{
+	int s = !*sense;
+	unsigned long long g;
+	unsigned n = 0;
+
+	*sense = s;
+	if (__atomic_add_fetch(&kl_bar.count, 1, __ATOMIC_ACQ_REL) == KL_NT) {
+		__atomic_store_n(&kl_bar.count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&kl_go, kl_ticks() + (unsigned long long)kl_delay, __ATOMIC_RELAXED);
+		__atomic_store_n(&kl_bar.sense, s, __ATOMIC_RELEASE);
+	} else {
+		while (__atomic_load_n(&kl_bar.sense, __ATOMIC_ACQUIRE) != s) {
+			if (++n >= kl_spin_limit) {
+				n = 0;
+				sched_yield();
+			} else {
+				cpu_relax();
+			}
+		}
+	}
+	/* Bounded: a clock that differs between CPUs must not stall us. */
+	g = __atomic_load_n(&kl_go, __ATOMIC_RELAXED);
+	for (n = 0; kl_ticks() < g && n < 100000; n++)
+		cpu_relax();
 }
 
 static double kl_now(void)
@@ -142,6 +201,14 @@ static void kl_pin(int t)
 
 static double kl_t0;
 
+/*
+ * One thread: run the batch in blocks of kl_sync iterations with a barrier
+ * and a common start time before each block (the threads start each block
+ * together and drift apart within it), fold this thread's share of the batch into its histogram,
+ * then zero this thread's share of every variable's cells (spreading the
+ * cells' ownership between the threads' caches).  Thread 0 times the
+ * blocks only: kl_loop excludes histogram and reset.
+ */
 static void *kl_thread(void *arg)
 {
 	int t = (int)(intptr_t)arg, sense = 0;
@@ -149,19 +216,26 @@ static void *kl_thread(void *arg)
 	long long s[KL_NCOL];
 
 	kl_pin(t);
+	KL_RCU_REGISTER();
 	for (;;) {
 		long b, i;
+		double q = 0;
 
 		for (b = 0; b < kl_batch; b += kl_sync) {
+			kl_barrier_go(&sense);
+			if (!t && !b)
+				q = kl_now();
 			kl_run(t, b, b + kl_sync < kl_batch ? b + kl_sync : kl_batch);
-			kl_barrier(&sense);
 		}
+		kl_barrier(&sense);
+		if (!t)
+			kl_loop += kl_now() - q;
 		for (i = lo; i < hi; i++) {
 			kl_state(i, s);
 			kl_hadd(&kl_hist[t], s);
 		}
 		kl_barrier(&sense);	/* everyone has read the batch */
-		kl_reset(t, 0, kl_batch);	/* each variable by its first writer */
+		kl_reset(-1, lo, hi);
 		if (t == 0) {
 			kl_total += kl_batch;
 			if ((kl_max_iter > 0 && kl_total >= kl_max_iter) ||
@@ -172,6 +246,7 @@ static void *kl_thread(void *arg)
 		if (__atomic_load_n(&kl_stop, __ATOMIC_RELAXED))
 			break;
 	}
+	KL_RCU_UNREGISTER();
 	return NULL;
 }
 
@@ -182,15 +257,17 @@ int main(int argc, char **argv)
 	unsigned long k;
 	double t1;
 
-	while ((c = getopt(argc, argv, "n:t:b:s:w:")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:b:s:w:y:d:")) != -1) {
 		switch (c) {
 		case 'n': kl_max_iter = atoll(optarg); break;
 		case 't': kl_max_time = atof(optarg); break;
 		case 'b': kl_batch = atol(optarg); break;
 		case 's': kl_sync = atol(optarg); break;
 		case 'w': alarm((unsigned)atoi(optarg)); break;
+		case 'y': kl_spin_limit = (unsigned)atol(optarg); break;
+		case 'd': kl_delay = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog] [-y spins] [-d delay]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -212,7 +289,10 @@ int main(int argc, char **argv)
 					kl_cpus[kl_ncpus++] = i;
 	}
 #endif
-	kl_spin_limit = KL_NT > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1u << 16;
+	/* Spin, then yield: soon when threads outnumber CPUs, later otherwise (on
+	 * a loaded machine the partner may be preempted: yielding beats spinning). */
+	if (!kl_spin_limit)
+		kl_spin_limit = KL_NT > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1024;
 	for (i = 0; i < KL_NT; i++)
 		kl_hinit(&kl_hist[i], 64);
 	kl_reset(-1, 0, kl_batch);
@@ -226,7 +306,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < KL_NT; i++)
 		pthread_join(th[i], NULL);
 	t1 = kl_now();
-	printf("threads %d\ncpus %d\niterations %lld\nseconds %.6f\n", KL_NT, kl_ncpus, kl_total, t1 - kl_t0);
+	printf("threads %d\ncpus %d\niterations %lld\nseconds %.6f\nloop_seconds %.6f\n", KL_NT, kl_ncpus, kl_total,
+	       t1 - kl_t0, kl_loop);
 	for (i = 0; i < KL_NT; i++)
 		for (k = 0; k < kl_hist[i].cap; k++)
 			if (kl_hist[i].e[k].count) {

@@ -4,11 +4,13 @@
  * katomic headers.  For each test: parse (parse.c), generate a C harness,
  * compile it (cached by content hash), run it, judge the histogram.
  *
- * Harness technique: every thread walks an array of fresh zeroed cells, each
- * shared variable of each iteration on its own 64-byte line, with no
- * per-iteration handshake; threads resynchronise with a spinning (then
- * yielding) barrier every SYNC iterations; after a batch each thread folds
- * its share of the iterations into a histogram and resets those cells.
+ * Harness technique (docs/litmus.md): every thread walks an array of fresh
+ * zeroed cells, each shared variable of each iteration on its own 64-byte
+ * line, with no per-iteration handshake; the thread bodies are inlined into
+ * the loop and store their registers to per-iteration arrays; threads
+ * resynchronise every SYNC iterations with a spinning (then yielding) barrier
+ * and a common start time; after a batch each thread folds its share of the
+ * iterations into a histogram and zeroes its share of the cells.
  */
 #define _GNU_SOURCE
 #include "parse.h"
@@ -224,13 +226,14 @@ static struct {
 	long long iterations;
 	double time;
 	long batch, sync;
-	int json, jobs, verbose, timeout;
+	int json, jobs, verbose, timeout, no_urcu;
+	long long rcu_iterations;
 	const char **mutate;
 	int nmutate;
 	const char *cflags;
 } opt = {
 	.backend = "c11", .cc = "gcc", .iterations = -1, .batch = 0, .sync = 0,
-	.jobs = 0, .timeout = 600,
+	.jobs = 0, .timeout = 600, .rcu_iterations = 50000,
 };
 
 /* ------------------------------------------------------------ tests */
@@ -246,6 +249,8 @@ struct test {
 	struct lt_test *lt;
 	char *src;		/* the test text (owned) */
 	const char *skip;	/* reason, if skipped */
+	int urcu;		/* maps RCU to liburcu (-DKL_URCU -lurcu-memb) */
+	int grace;		/* calls synchronize_rcu(): iterations capped */
 	struct lt_loc *cols;	/* observed locations: the histogram's columns */
 	int ncols;
 	char *harness;		/* generated C */
@@ -256,7 +261,7 @@ struct test {
 	struct state *states;
 	int nstates;
 	long long iters, pos, neg;
-	double secs;
+	double secs, loop_secs;
 	enum verdict verdict;
 	const char *observation, *expected;
 	char *error;
@@ -431,7 +436,7 @@ static void generate(struct test *T)
 	int i, j, k;
 
 	sb_printf(&b, "/* katomic-litmus harness for %s (generated) */\n", t->name);
-	sb_printf(&b, "#define _GNU_SOURCE\n#include <katomic/katomic.h>\n%s", kl_rt_head);
+	sb_printf(&b, "#define _GNU_SOURCE\n%s#include <katomic/katomic.h>\n%s", T->urcu ? "#define KL_URCU 1\n" : "", kl_rt_head);
 	/* Mutations: replace a primitive by another, e.g. smp_mb=barrier. */
 	for (i = 0; i < opt.nmutate; i++) {
 		const char *eq = strchr(opt.mutate[i], '=');
@@ -449,7 +454,7 @@ static void generate(struct test *T)
 		for (j = 0; j < t->threads[i].nregs; j++) {
 			char *ty = strip_cv(t->threads[i].regs[j].type);
 
-			sb_printf(&b, "static %s kl_r_%d_%s[KL_BMAX];\n", ty, i, t->threads[i].regs[j].name);
+			sb_printf(&b, "static %s kl_r_%d_%s[KL_BMAX] __attribute__((aligned(64)));\n", ty, i, t->threads[i].regs[j].name);
 			free(ty);
 		}
 	/* Reset of a range of iterations: zero, then the init block. */
@@ -613,7 +618,8 @@ static void find_include(const char *argv0)
 }
 
 /* The compiler command line (after the cc itself), NULL-terminated. */
-static int compile_args(const char **argv, int max, const char *out, const char *src, char *incflag)
+static int compile_args(const char **argv, int max, const char *out, const char *src, char *incflag,
+			int urcu)
 {
 	int n = 0;
 	static const char *fixed[] = { "-std=gnu11", "-O2", "-pthread", "-w", NULL };
@@ -637,8 +643,79 @@ static int compile_args(const char **argv, int max, const char *out, const char 
 	argv[n++] = "-o";
 	argv[n++] = out;
 	argv[n++] = src;
+	if (urcu)
+		argv[n++] = "-lurcu-memb";
 	argv[n] = NULL;
 	return n;
+}
+
+/*
+ * Is liburcu (Debian: liburcu-dev) usable with the harness compiler?  Link a
+ * probe calling the memb flavour once per run (the answer is not cached on
+ * disk: installing the package takes effect at once).
+ */
+static int urcu_available(void)
+{
+	static int avail = -1;
+	char src[PATH_MAX + 32], bin[PATH_MAX + 32];
+	const char *argv[16];
+	FILE *f;
+	pid_t pid;
+	int status, n = 0;
+
+	if (avail >= 0)
+		return avail;
+	avail = 0;
+	if (opt.no_urcu)
+		return avail;
+	snprintf(src, sizeof(src), "%s/urcu-probe-%ld.c", opt.cache, (long)getpid());
+	snprintf(bin, sizeof(bin), "%s/urcu-probe-%ld", opt.cache, (long)getpid());
+	f = fopen(src, "w");
+	if (!f)
+		return avail;
+	fputs("extern void urcu_memb_register_thread(void);\n"
+	      "extern void urcu_memb_unregister_thread(void);\n"
+	      "extern void urcu_memb_read_lock(void);\n"
+	      "extern void urcu_memb_read_unlock(void);\n"
+	      "extern void urcu_memb_synchronize_rcu(void);\n"
+	      "int main(void)\n{\n\turcu_memb_register_thread();\n\turcu_memb_read_lock();\n"
+	      "\turcu_memb_read_unlock();\n\turcu_memb_synchronize_rcu();\n"
+	      "\turcu_memb_unregister_thread();\n\treturn 0;\n}\n", f);
+	if (fclose(f))
+		return avail;
+	argv[n++] = opt.cc;
+	argv[n++] = "-pthread";
+	argv[n++] = "-o";
+	argv[n++] = bin;
+	argv[n++] = src;
+	argv[n++] = "-lurcu-memb";
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		/* Run it too: the library must load and a grace period complete. */
+		pid = fork();
+		if (pid == 0) {
+			alarm(10);
+			execl(bin, bin, (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status))
+			avail = 1;
+	}
+	unlink(src);
+	unlink(bin);
+	return avail;
 }
 
 struct job {
@@ -666,7 +743,7 @@ static void job_start(struct job *j, struct test *T)
 		return;
 	}
 	snprintf(incflag, sizeof(incflag), "-I%s", include_dir);
-	compile_args(argv, 64, j->tmp, src, incflag);
+	compile_args(argv, 64, j->tmp, src, incflag, T->urcu);
 	fflush(NULL);
 	j->pid = fork();
 	if (j->pid == 0) {
@@ -754,7 +831,9 @@ static int run_harness(struct test *T)
 	char *line, *save = NULL;
 
 	argv[n++] = T->binpath;
-	snprintf(a_n, sizeof(a_n), "%lld", opt.iterations);
+	/* A grace period per iteration costs microseconds: cap those tests. */
+	snprintf(a_n, sizeof(a_n), "%lld", T->grace && (opt.iterations <= 0 || opt.iterations > opt.rcu_iterations) ?
+		 opt.rcu_iterations : opt.iterations);
 	argv[n++] = "-n";
 	argv[n++] = a_n;
 	if (opt.time > 0) {
@@ -817,6 +896,8 @@ static int run_harness(struct test *T)
 			T->iters = atoll(line + 11);
 		} else if (!strncmp(line, "seconds ", 8)) {
 			T->secs = atof(line + 8);
+		} else if (!strncmp(line, "loop_seconds ", 13)) {
+			T->loop_secs = atof(line + 13);
 		} else if (!strncmp(line, "state ", 6)) {
 			long long cnt, *v = xmalloc(sizeof(long long) * (size_t)(T->ncols + 1));
 			char *p = line + 6, *e;
@@ -951,10 +1032,11 @@ static void print_text(struct test *T)
 		printf("Filter applied\n");
 	printf("Condition %s\n", t->cond_text);
 	printf("Observation %s %s %lld %lld\n", t->name, T->observation, T->pos, T->neg);
-	printf("Rate %s %lld iterations in %.3f s: %.2fM iter/s, witnesses %.4f%% (%s, %s)\n", t->name,
-	       T->iters, T->secs, T->secs > 0 ? (double)T->iters / T->secs / 1e6 : 0.0,
+	printf("Rate %s %lld iterations in %.3f s: %.2fM iter/s (loop %.2fM iter/s), witnesses %.4f%% (%s, %s%s)\n",
+	       t->name, T->iters, T->secs, T->secs > 0 ? (double)T->iters / T->secs / 1e6 : 0.0,
+	       T->loop_secs > 0 ? (double)T->iters / T->loop_secs / 1e6 : 0.0,
 	       T->pos + T->neg ? 100.0 * (double)T->pos / (double)(T->pos + T->neg) : 0.0,
-	       opt.backend, opt.cc);
+	       opt.backend, opt.cc, T->urcu ? ", liburcu" : "");
 	printf("Verdict %s %s (expected %s, observed %s)\n\n", t->name, verdict_name(T->verdict),
 	       T->expected, T->observation);
 }
@@ -995,8 +1077,10 @@ static void print_json(struct test *tests, int ntests, int passed, int failed)
 		json_str(stdout, T->lt->cond_text);
 		printf(",\"observation\":\"%s\",\"positive\":%lld,\"negative\":%lld", T->observation,
 		       T->pos, T->neg);
-		printf(",\"iterations\":%lld,\"seconds\":%.6f,\"iterations_per_second\":%.0f,\"witness_rate\":%.6f",
-		       T->iters, T->secs, T->secs > 0 ? (double)T->iters / T->secs : 0.0,
+		printf(",\"iterations\":%lld,\"seconds\":%.6f,\"loop_seconds\":%.6f,\"iterations_per_second\":%.0f,"
+		       "\"loop_iterations_per_second\":%.0f,\"rcu\":%s,\"witness_rate\":%.6f",
+		       T->iters, T->secs, T->loop_secs, T->secs > 0 ? (double)T->iters / T->secs : 0.0,
+		       T->loop_secs > 0 ? (double)T->iters / T->loop_secs : 0.0, T->urcu ? "\"liburcu\"" : "null",
 		       T->pos + T->neg ? (double)T->pos / (double)(T->pos + T->neg) : 0.0);
 		printf(",\"states\":[");
 		for (k = 0; k < T->nstates; k++) {
@@ -1081,6 +1165,8 @@ static void usage(FILE *f)
 		"  --include DIR         katomic headers (default: ../include next to the binary, or ./include)\n"
 		"  --cache DIR           harness cache (default: litmus-cache next to the binary)\n"
 		"  --timeout S           kill a harness after S seconds (default 600)\n"
+		"  --no-urcu             do not map RCU to liburcu (tests calling synchronize_rcu are skipped)\n"
+		"  --rcu-iterations N    at most N iterations for tests calling synchronize_rcu (default 50000)\n"
 		"Exit status: 0 all passed, 1 a test failed, 2 bad input or usage.\n");
 }
 
@@ -1145,6 +1231,14 @@ int main(int argc, char **argv)
 			opt.mutate[opt.nmutate++] = v;
 		} else if (!strcmp(a, "--json")) {
 			opt.json = 1;
+		} else if (!strcmp(a, "--no-urcu")) {
+			opt.no_urcu = 1;
+		} else if (ARG("--rcu-iterations")) {
+			char *e;
+
+			opt.rcu_iterations = strtoll(v, &e, 10);
+			if (*e || opt.rcu_iterations <= 0)
+				die("--rcu-iterations: a positive number");
 		} else if (a[0] == '-' && a[1]) {
 			usage(stderr);
 			die("unknown option %s", a);
@@ -1198,13 +1292,27 @@ int main(int argc, char **argv)
 			bad = 1;
 			continue;
 		}
+		/*
+		 * RCU: rcu_read_lock/unlock and synchronize_rcu(_expedited) map to
+		 * liburcu when it is installed; call_rcu and SRCU are not mapped.
+		 */
 		for (th = 0; th < T->lt->nthreads; th++) {
 			const struct lt_thread *tt = &T->lt->threads[th];
 
-			if (memmem(tt->body, tt->body_len, "synchronize_rcu", 15) ||
-			    memmem(tt->body, tt->body_len, "call_rcu", 8) ||
+			if (memmem(tt->body, tt->body_len, "synchronize_rcu", 15))
+				T->grace = 1;
+			if (memmem(tt->body, tt->body_len, "rcu_read_lock", 13) || T->grace)
+				T->urcu = 1;
+			if (memmem(tt->body, tt->body_len, "call_rcu", 8) ||
 			    memmem(tt->body, tt->body_len, "srcu", 4))
-				T->skip = "needs RCU grace periods (synchronize_rcu/call_rcu/srcu), not mapped";
+				T->skip = "needs call_rcu or SRCU, not mapped";
+		}
+		if (T->urcu && !urcu_available()) {
+			T->urcu = 0;
+			if (T->grace && !T->skip)
+				T->skip = opt.no_urcu ?
+					"needs RCU grace periods (synchronize_rcu): liburcu disabled by --no-urcu" :
+					"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu, -lurcu-memb)";
 		}
 		{
 			int l;
