@@ -28,6 +28,9 @@ __ka_bit_word(unsigned long nr, volatile unsigned long *addr)
 }
 
 #define __ka_bit_mask(nr) ((long)KA_BIT_MASK((unsigned long)(nr)))
+/* Apply an atomic_long fetch_ op to bit nr's word; was the bit set before? */
+#define __ka_bit_fetch(fetch, nr, addr) \
+	((fetch(__ka_bit_mask(nr), __ka_bit_word(nr, addr)) & __ka_bit_mask(nr)) != 0)
 
 /* Atomic, unordered. */
 static __ka_always_inline void ka_set_bit(long nr, volatile unsigned long *addr)
@@ -51,7 +54,7 @@ static __ka_always_inline bool ka_test_and_set_bit(long nr, volatile unsigned lo
 #ifdef ka_arch_test_and_set_bit
 	return ka_arch_test_and_set_bit(nr, addr);
 #else
-	return (ka_atomic_long_fetch_or(__ka_bit_mask(nr), __ka_bit_word(nr, addr)) & __ka_bit_mask(nr)) != 0;
+	return __ka_bit_fetch(ka_atomic_long_fetch_or, nr, addr);
 #endif
 }
 
@@ -60,7 +63,7 @@ static __ka_always_inline bool ka_test_and_clear_bit(long nr, volatile unsigned 
 #ifdef ka_arch_test_and_clear_bit
 	return ka_arch_test_and_clear_bit(nr, addr);
 #else
-	return (ka_atomic_long_fetch_andnot(__ka_bit_mask(nr), __ka_bit_word(nr, addr)) & __ka_bit_mask(nr)) != 0;
+	return __ka_bit_fetch(ka_atomic_long_fetch_andnot, nr, addr);
 #endif
 }
 
@@ -69,7 +72,7 @@ static __ka_always_inline bool ka_test_and_change_bit(long nr, volatile unsigned
 #ifdef ka_arch_test_and_change_bit
 	return ka_arch_test_and_change_bit(nr, addr);
 #else
-	return (ka_atomic_long_fetch_xor(__ka_bit_mask(nr), __ka_bit_word(nr, addr)) & __ka_bit_mask(nr)) != 0;
+	return __ka_bit_fetch(ka_atomic_long_fetch_xor, nr, addr);
 #endif
 }
 
@@ -79,7 +82,7 @@ static __ka_always_inline bool ka_test_and_set_bit_lock(long nr, volatile unsign
 #ifdef ka_arch_test_and_set_bit_lock
 	return ka_arch_test_and_set_bit_lock(nr, addr);
 #else
-	return (ka_atomic_long_fetch_or_acquire(__ka_bit_mask(nr), __ka_bit_word(nr, addr)) & __ka_bit_mask(nr)) != 0;
+	return __ka_bit_fetch(ka_atomic_long_fetch_or_acquire, nr, addr);
 #endif
 }
 
