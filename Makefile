@@ -86,6 +86,7 @@ include tests/differential.mk
 include tools/litmus/litmus.mk
 include tools/codegen/codegen.mk
 include bench/bench.mk
+include tools/report/report.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
