@@ -15,7 +15,8 @@ BUILD   ?= build
 CC      ?= cc
 WERROR  ?=
 BENCH_CC ?= gcc
-BENCH_CLANG ?= clang
+# The newest clang installed (the issue asks for clang-16 beside gcc-12).
+BENCH_CLANG ?= $(firstword $(foreach c,clang-19 clang-18 clang-17 clang-16 clang-15 clang,$(if $(shell command -v $(c) 2>/dev/null),$(c))) clang)
 BENCH_OBJ := $(BUILD)/bench-obj
 BENCH_BIN := $(BUILD)/katomic-bench
 BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthread
@@ -35,12 +36,16 @@ KB_LIBATOMIC := $(if $(KB_GCC),$(filter /%,$(shell $(BENCH_CC) -print-file-name=
 
 # $(call kb_contender,name,source,compiler,flags,condition,note): condition
 # non-empty = build it; otherwise the note says why it is skipped.
+# Contenders are rebuilt when the compilers change: a stamp naming them.
+KB_STAMP := $(BENCH_OBJ)/compilers
+KB_CCS_NOW := $(BENCH_CC) $(BENCH_CLANG) $(CC)
+$(shell mkdir -p $(BENCH_OBJ) && { [ "$$(cat $(KB_STAMP) 2>/dev/null)" = "$(KB_CCS_NOW)" ] || echo "$(KB_CCS_NOW)" > $(KB_STAMP); })
 KB_CONTENDERS :=
 KB_NOTES :=
 define kb_contender
 ifneq ($(strip $(5)),)
 KB_CONTENDERS += $(1)
-$(BENCH_OBJ)/$(1).o: $(2) $(BENCH_HDRS) | $(BENCH_OBJ)
+$(BENCH_OBJ)/$(1).o: $(2) $(BENCH_HDRS) $(KB_STAMP) | $(BENCH_OBJ)
 	$(3) $(BENCH_CFLAGS) $(4) '-DKB_NAME="$(1)"' -DKB_SYM=kb_$(subst -,_,$(1)) -c -o $$@ $(2)
 else
 KB_NOTES += $(1):$(6)
@@ -68,7 +73,7 @@ KB_OBJS := $(addprefix $(BENCH_OBJ)/,$(addsuffix .o,$(strip $(KB_CONTENDERS)))) 
 $(BENCH_OBJ):
 	mkdir -p $@
 
-$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/ops.def | $(BENCH_OBJ)
+$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/ops.def $(KB_STAMP) | $(BENCH_OBJ)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ bench/driver.c
 
 $(BENCH_BIN): $(KB_OBJS)
