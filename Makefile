@@ -72,7 +72,7 @@ gen-check:
 backend_flags = $(if $(filter asm,$(1)),-DKATOMIC_BACKEND_ASM)
 
 define test_rules
-$(BUILD)/t/$(1)-$(2)/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h | $(BUILD)/t/$(1)-$(2)/generated
+$(BUILD)/t/$(1)-$(2)/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h tests/ro-page.h tests/model.h | $(BUILD)/t/$(1)-$(2)/generated
 	$(1) $(CFLAGS_TEST) $(call backend_flags,$(2)) -o $$@ $$<
 $(BUILD)/t/$(1)-$(2)/generated:
 	mkdir -p $$@
@@ -96,13 +96,13 @@ check-unit: $(UNIT_BINS)
 SAN_CC ?= $(firstword $(HAVE_CCS))
 TSAN_CC ?= $(if $(filter clang,$(HAVE_CCS)),clang,$(SAN_CC))
 SAN_FLAGS = -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-$(BUILD)/san-c11/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+$(BUILD)/san-c11/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h tests/ro-page.h tests/model.h
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(CFLAGS_TEST) $(SAN_FLAGS) -o $@ $<
-$(BUILD)/san-asm/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+$(BUILD)/san-asm/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h tests/ro-page.h tests/model.h
 	@mkdir -p $(dir $@)
 	$(SAN_CC) $(CFLAGS_TEST) $(SAN_FLAGS) -DKATOMIC_BACKEND_ASM -o $@ $<
-$(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h
+$(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h tests/ro-page.h tests/model.h
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CFLAGS_TEST) -O1 -fsanitize=thread -o $@ $<
 check-san: $(foreach b,$(BACKENDS),$(addprefix $(BUILD)/san-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS))))

@@ -34,23 +34,7 @@ static void on_fault(int sig)
 	_exit(1);
 }
 
-/* A copy of src on a page of its own that is then made read-only. */
-static void *ro_copy(const void *src, size_t size)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED || size > page) {
-		perror("mmap");
-		exit(2);
-	}
-	memcpy(p, src, size);
-	if (mprotect(p, page, PROT_READ)) {
-		perror("mprotect");
-		exit(2);
-	}
-	return p;
-}
+#include "ro-page.h"
 
 /* xchg on every pair: returns the old value, stores the new one. */
 #define XCHG_CASE(T, E, op) do {						\
