@@ -70,21 +70,8 @@ csv=$out/bench.csv
 # (ratio of median ns/op to katomic asm; the asm columns are 1 by definition).
 for mode in $(awk -F, 'NR > 1 && $1 == "op" { print $3 }' "$csv" | awk '!s[$0]++'); do
 	dat=$out/ratio-$mode.dat
-	awk -F, -v mode="$mode" '
-		NR == 1 { next }
-		$1 == "op" && $3 == mode && $5 !~ /^asm-/ {
-			if (!($5 in ci)) { ci[$5] = ++nc; cn[nc] = $5 }
-			if (!($2 in oi)) { oi[$2] = ++no; on[no] = $2 }
-			v[$2, $5] = $16 == "" ? "-" : $16
-		}
-		END {
-			printf "op"; for (c = 1; c <= nc; c++) printf " %s", cn[c]; printf "\n"
-			for (o = 1; o <= no; o++) {
-				printf "%s", on[o]
-				for (c = 1; c <= nc; c++) printf " %s", ((on[o], cn[c]) in v) ? v[on[o], cn[c]] : "-"
-				printf "\n"
-			}
-		}' "$csv" > "$dat"
+	awk -f "$root/tools/bench/pivot.awk" -v kind=op -v sel=3 -v want="$mode" -v row=2 -v val=16 \
+		-v skipf=5 -v skipre='^asm-' -v head=op "$csv" > "$dat"
 	ncol=$(head -1 "$dat" | awk '{ print NF }')
 	nops=$(($(wc -l < "$dat") - 1))
 	[ "$nops" -gt 0 ] || continue
@@ -115,21 +102,8 @@ done
 # Workloads: throughput (Mops/s, median) against threads, one line per contender.
 for wl in $(awk -F, 'NR > 1 && $1 == "workload" { print $2 }' "$csv" | awk '!s[$0]++'); do
 	dat=$out/wl-$wl.dat
-	awk -F, -v wl="$wl" '
-		NR == 1 { next }
-		$1 == "workload" && $2 == wl && $26 != "n/a" {
-			if (!($5 in ci)) { ci[$5] = ++nc; cn[nc] = $5 }
-			if (!($4 in ti)) { ti[$4] = ++nt; tn[nt] = $4 }
-			v[$4, $5] = $12 == "" ? "-" : $12
-		}
-		END {
-			printf "threads"; for (c = 1; c <= nc; c++) printf " %s", cn[c]; printf "\n"
-			for (t = 1; t <= nt; t++) {
-				printf "%s", tn[t]
-				for (c = 1; c <= nc; c++) printf " %s", ((tn[t], cn[c]) in v) ? v[tn[t], cn[c]] : "-"
-				printf "\n"
-			}
-		}' "$csv" > "$dat"
+	awk -f "$root/tools/bench/pivot.awk" -v kind=workload -v sel=2 -v want="$wl" -v row=4 -v val=12 \
+		-v skipf=26 -v skipre='^n/a$' -v head=threads "$csv" > "$dat"
 	ncol=$(head -1 "$dat" | awk '{ print NF }')
 	[ "$ncol" -gt 1 ] || continue
 	for fmt in png svg; do
