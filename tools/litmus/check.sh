@@ -24,6 +24,32 @@ for b in $BACKENDS; do
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	tp=$((tp + p)); tf=$((tf + f))
 done
+# Mutation check: with smp_mb() weakened to a compiler barrier the SB tests
+# that rely on it must FAIL (a witness of a forbidden outcome): proof that the
+# runner can fail.  The weak outcome needs the two threads to overlap, which
+# a loaded machine can delay: up to three tries before calling it missed.
+mut="tests/litmus/SB+mbs.litmus"
+[ -f "$LKMM_DIR/SB+fencembonceonces.litmus" ] && mut="$mut $LKMM_DIR/SB+fencembonceonces.litmus"
+for b in $BACKENDS; do
+	for f in $mut; do
+		name=$(sed -n '1s/^C[[:space:]]*//p' "$f")
+		caught=""
+		for try in 1 2 3; do
+			out=$("$LITMUS" --backend "$b" --cc "$HCC" --iterations "$ITER" --mutate smp_mb=barrier "$f")
+			rc=$?
+			caught=$(echo "$out" | grep -F "Verdict $name FAIL" | head -n 1)
+			[ "$rc" -eq 1 ] && [ -n "$caught" ] && break
+			caught=""
+		done
+		if [ -n "$caught" ]; then
+			tp=$((tp + 1))
+			echo "mutation smp_mb=barrier, backend $b: caught: $(echo "$out" | grep -F "Observation $name ")"
+		else
+			tf=$((tf + 1))
+			echo "mutation smp_mb=barrier, backend $b: NOT caught on $f (exit $rc)"
+		fi
+	done
+done
 # Bad input (tests/litmus/bad/*.litmus, also fuzz seeds): each must give
 # "FILE:LINE:COL: message" on stderr and exit status 2, never a crash.
 bp=0 bf=0

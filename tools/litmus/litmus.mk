@@ -2,6 +2,7 @@
 #   make litmus          build $(BUILD)/katomic-litmus
 #   make check-litmus    tests/litmus/ and $(LKMM_DIR) under every backend; ends "N passed, M failed"
 #   make fuzz-litmus     libFuzzer + ASan on the parser for FUZZ_TIME seconds (clang)
+#   make litmus-ceiling  the rates this machine's coherence allows such a harness (a benchmark)
 BUILD ?= build
 AWK ?= awk
 CC ?= cc
@@ -18,9 +19,16 @@ FUZZ_CC ?= clang
 LITMUS_SRCS := tools/litmus/main.c tools/litmus/parse.c
 LITMUS_RT := tools/litmus/harness-head.h tools/litmus/harness-main.h
 
-.PHONY: litmus check-litmus fuzz-litmus
+.PHONY: litmus check-litmus fuzz-litmus litmus-ceiling
 
-litmus: $(BUILD)/katomic-litmus
+litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling
+
+$(BUILD)/litmus-ceiling: tools/litmus/ceiling.c
+	@mkdir -p $(BUILD)
+	$(LITMUS_CC) $(LITMUS_CFLAGS) -pthread -o $@ tools/litmus/ceiling.c
+
+litmus-ceiling: $(BUILD)/litmus-ceiling
+	$(BUILD)/litmus-ceiling
 
 $(BUILD)/litmus-rt.c: $(LITMUS_RT) tools/litmus/embed.awk
 	@mkdir -p $(BUILD)
@@ -31,7 +39,8 @@ $(BUILD)/litmus-rt.c: $(LITMUS_RT) tools/litmus/embed.awk
 $(BUILD)/katomic-litmus: $(LITMUS_SRCS) tools/litmus/parse.h $(BUILD)/litmus-rt.c
 	$(LITMUS_CC) $(LITMUS_CFLAGS) -o $@ $(LITMUS_SRCS) $(BUILD)/litmus-rt.c
 
-check-litmus: $(BUILD)/katomic-litmus
+check-litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling
+	@$(BUILD)/litmus-ceiling -r 1 -n 20000 >/dev/null || { echo 'check-litmus: litmus-ceiling failed'; exit 1; }
 	@LITMUS=$(BUILD)/katomic-litmus ITER=$(LITMUS_ITERATIONS) HCC='$(LITMUS_HARNESS_CC)' \
 	 BACKENDS='$(LITMUS_BACKENDS)' LKMM_DIR='$(LKMM_DIR)' sh tools/litmus/check.sh
 
