@@ -50,7 +50,12 @@ extern void urcu_memb_unregister_thread(void);
 #define rcu_read_unlock() barrier()
 #endif
 
-/* Cells of one iteration per 64-byte line; KL_BMAX iterations per batch at most. */
+/* Cells of one iteration per 64-byte line; KL_BMAX iterations per batch at most.
+ * KL_SPREAD spare cells per variable let each batch move each variable's cells
+ * (a different relative layout: page offsets, cache sets, prefetch streams). */
 #ifndef KL_BMAX
 #define KL_BMAX 16384
+#endif
+#ifndef KL_SPREAD
+#define KL_SPREAD 512
 #endif

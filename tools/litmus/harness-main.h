@@ -7,6 +7,27 @@ static unsigned kl_spin_limit;
 static int kl_cpus[1024], kl_ncpus;
 static int kl_stop;
 static long long kl_total;
+static long kl_rotate = 8;	/* batches between thread-to-CPU reassignments; 0: never */
+static int kl_relayout_on = 1;
+
+/*
+ * Variation between batches, as litmus7 does: each variable's cells start at
+ * a new pseudo-random offset (kl_noff, applied to the next batch), and every
+ * kl_rotate batches the threads move round the CPUs.
+ */
+static unsigned long long kl_rng = 0x9e3779b97f4a7c15ULL;
+
+static void kl_relayout(void)
+{
+	int v;
+
+	for (v = 0; v < KL_NVARS; v++) {
+		kl_rng ^= kl_rng << 13;
+		kl_rng ^= kl_rng >> 7;
+		kl_rng ^= kl_rng << 17;
+		kl_noff[v] = kl_relayout_on ? (long)(kl_rng % KL_SPREAD) : 0;
+	}
+}
 
 static struct {
 	int count __attribute__((aligned(64)));
@@ -184,7 +205,8 @@ static void kl_hadd(struct kl_hist *h, const long long *v)
 	h->last = kl_hput(h, v, 1);
 }
 
-static void kl_pin(int t)
+/* Pin thread t to CPU slot (t + rot) of the affinity mask. */
+static void kl_pin(int t, long rot)
 {
 #ifdef __linux__
 	cpu_set_t set;
@@ -192,10 +214,11 @@ static void kl_pin(int t)
 	if (!kl_ncpus)
 		return;
 	CPU_ZERO(&set);
-	CPU_SET(kl_cpus[t % kl_ncpus], &set);
+	CPU_SET(kl_cpus[(t + rot) % kl_ncpus], &set);
 	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 #else
 	(void)t;
+	(void)rot;
 #endif
 }
 
@@ -215,7 +238,9 @@ static void *kl_thread(void *arg)
 	long lo = kl_batch * t / KL_NT, hi = kl_batch * (t + 1) / KL_NT;
 	long long s[KL_NCOL];
 
-	kl_pin(t);
+	long nb = 0;
+
+	kl_pin(t, 0);
 	KL_RCU_REGISTER();
 	for (;;) {
 		long b, i;
@@ -234,9 +259,15 @@ static void *kl_thread(void *arg)
 			kl_state(i, s);
 			kl_hadd(&kl_hist[t], s);
 		}
+		if (t == 0)
+			kl_relayout();	/* kl_noff: nobody reads it in this phase */
 		kl_barrier(&sense);	/* everyone has read the batch */
-		kl_reset(-1, lo, hi);
+		/* Move before the reset: the cells a thread zeroes are then in the cache of the CPU it will run on. */
+		if (kl_rotate > 0 && ++nb % kl_rotate == 0 && kl_ncpus > 1)
+			kl_pin(t, nb / kl_rotate);
+		kl_reset(-1, lo, hi);	/* the next batch's cells, at kl_noff */
 		if (t == 0) {
+			memcpy(kl_off, kl_noff, sizeof(kl_off));	/* read again after the barrier */
 			kl_total += kl_batch;
 			if ((kl_max_iter > 0 && kl_total >= kl_max_iter) ||
 			    (kl_max_time > 0 && kl_now() - kl_t0 >= kl_max_time))
@@ -257,7 +288,7 @@ int main(int argc, char **argv)
 	unsigned long k;
 	double t1;
 
-	while ((c = getopt(argc, argv, "n:t:b:s:w:y:d:")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:b:s:w:y:d:a:l:")) != -1) {
 		switch (c) {
 		case 'n': kl_max_iter = atoll(optarg); break;
 		case 't': kl_max_time = atof(optarg); break;
@@ -266,8 +297,10 @@ int main(int argc, char **argv)
 		case 'w': alarm((unsigned)atoi(optarg)); break;
 		case 'y': kl_spin_limit = (unsigned)atol(optarg); break;
 		case 'd': kl_delay = atol(optarg); break;
+		case 'a': kl_rotate = atol(optarg); break;
+		case 'l': kl_relayout_on = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog] [-y spins] [-d delay]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog] [-y spins] [-d delay] [-a rotate] [-l 0|1]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -295,7 +328,9 @@ int main(int argc, char **argv)
 		kl_spin_limit = KL_NT > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1024;
 	for (i = 0; i < KL_NT; i++)
 		kl_hinit(&kl_hist[i], 64);
+	kl_relayout();
 	kl_reset(-1, 0, kl_batch);
+	memcpy(kl_off, kl_noff, sizeof(kl_off));
 	kl_t0 = kl_now();
 	for (i = 1; i < KL_NT; i++)
 		if (pthread_create(&th[i], NULL, kl_thread, (void *)(intptr_t)i)) {

@@ -376,13 +376,26 @@ static void emit_line_directive(struct sbuf *b, int line, const char *path)
 	sb_add(b, "\"\n", 2);
 }
 
-static void emit_ptr_value(struct sbuf *b, const struct lt_test *t, const char *type, int var,
-			   const char *idx)
+/*
+ * The cell of variable var in iteration idx: iteration i of a batch uses cell
+ * i + kl_off[var] (offs "kl_off"); the reset prepares the next batch's cells,
+ * at kl_noff (see kl_relayout() in harness-main.h).
+ */
+static void emit_cell(struct sbuf *b, const struct lt_test *t, int var, const char *idx, const char *offs)
 {
-	if (var < 0)
+	sb_printf(b, "kl_c_%s[%s + %s[%d]]", t->vars[var].name, idx, offs, var);
+}
+
+static void emit_ptr_value(struct sbuf *b, const struct lt_test *t, const char *type, int var,
+			   const char *idx, const char *offs)
+{
+	if (var < 0) {
 		sb_printf(b, "(%s)0", type);
-	else
-		sb_printf(b, "(%s)&kl_c_%s[%s].v", type, t->vars[var].name, idx);
+		return;
+	}
+	sb_printf(b, "(%s)&", type);
+	emit_cell(b, t, var, idx, offs);
+	sb_printf(b, ".v");
 }
 
 /*
@@ -446,9 +459,12 @@ static void generate(struct test *T)
 			  opt.mutate[i], eq + 1);
 	}
 	sb_printf(&b, "#define KL_NT %d\n#define KL_NCOL %d\n", t->nthreads, T->ncols ? T->ncols : 1);
+	/* Cells: KL_SPREAD spare ones per variable, so each batch can start each
+	 * variable's cells at a different offset (a new relative layout). */
+	sb_printf(&b, "#define KL_NVARS %d\nstatic long kl_off[KL_NVARS + 1], kl_noff[KL_NVARS + 1];\n", t->nvars);
 	for (i = 0; i < t->nvars; i++)
 		sb_printf(&b, "struct kl_cell_%s { %s v; } __attribute__((aligned(64)));\n"
-			  "static struct kl_cell_%s kl_c_%s[KL_BMAX];\n",
+			  "static struct kl_cell_%s kl_c_%s[KL_BMAX + KL_SPREAD];\n",
 			  t->vars[i].name, t->vars[i].type, t->vars[i].name, t->vars[i].name);
 	for (i = 0; i < t->nthreads; i++)
 		for (j = 0; j < t->threads[i].nregs; j++) {
@@ -460,8 +476,11 @@ static void generate(struct test *T)
 	/* Reset of a range of iterations: zero, then the init block. */
 	sb_add(&b, "static void kl_reset(int t, long lo, long hi)\n{\n\tlong i;\n\n\t(void)i;\n", 59);
 	for (i = 0; i < t->nvars; i++)
-		sb_printf(&b, "\tif (t < 0 || t == %d)\n\t\tmemset(&kl_c_%s[lo], 0, (size_t)(hi - lo) * sizeof(*kl_c_%s));\n",
-			  var_home(t, i), t->vars[i].name, t->vars[i].name);
+	{
+		sb_printf(&b, "\tif (t < 0 || t == %d)\n\t\tmemset(&", var_home(t, i));
+		emit_cell(&b, t, i, "lo", "kl_noff");
+		sb_printf(&b, ", 0, (size_t)(hi - lo) * sizeof(*kl_c_%s));\n", t->vars[i].name);
+	}
 	for (i = 0; i < t->nvars; i++) {
 		const struct lt_var *v = &t->vars[i];
 
@@ -469,10 +488,11 @@ static void generate(struct test *T)
 		    (v->kind == LT_PTR && v->init_ptr < 0))
 			continue;
 		sb_printf(&b, "\tif (t < 0 || t == %d)\n", var_home(t, i));
-		sb_printf(&b, "\tfor (i = lo; i < hi; i++)\n\t\tkl_c_%s[i].v%s = ", v->name,
-			  v->kind == LT_ATOMIC ? ".counter" : "");
+		sb_printf(&b, "\tfor (i = lo; i < hi; i++)\n\t\t");
+		emit_cell(&b, t, i, "i", "kl_noff");
+		sb_printf(&b, ".v%s = ", v->kind == LT_ATOMIC ? ".counter" : "");
 		if (v->kind == LT_PTR)
-			emit_ptr_value(&b, t, v->type, v->init_ptr, "i");
+			emit_ptr_value(&b, t, v->type, v->init_ptr, "i", "kl_noff");
 		else
 			sb_printf(&b, "%lldLL", v->init_val);
 		sb_add(&b, ";\n", 2);
@@ -480,8 +500,11 @@ static void generate(struct test *T)
 	sb_add(&b, "}\n", 2);
 	/* Pointer identification: 0 NULL, k+1 variable k, -1 elsewhere. */
 	sb_add(&b, "static long long kl_ptr_id(long i, const void *p)\n{\n\tif (!p)\n\t\treturn 0;\n", 73);
-	for (i = 0; i < t->nvars; i++)
-		sb_printf(&b, "\tif (p == (const void *)&kl_c_%s[i].v)\n\t\treturn %d;\n", t->vars[i].name, i + 1);
+	for (i = 0; i < t->nvars; i++) {
+		sb_printf(&b, "\tif (p == (const void *)&");
+		emit_cell(&b, t, i, "i", "kl_off");
+		sb_printf(&b, ".v)\n\t\treturn %d;\n", i + 1);
+	}
 	sb_add(&b, "\t(void)i;\n\treturn -1;\n}\n", 24);
 	/* Threads. */
 	for (i = 0; i < t->nthreads; i++) {
@@ -506,7 +529,7 @@ static void generate(struct test *T)
 			off = r->zero_at;
 			sb_add(&b, " = ", 3);
 			if (r->has_init && r->is_ptr && r->init_ptr >= 0)
-				emit_ptr_value(&b, t, r->type, r->init_ptr, "kl_i");
+				emit_ptr_value(&b, t, r->type, r->init_ptr, "kl_i", "kl_off");
 			else
 				sb_printf(&b, "(%s)%lldLL", r->type, r->has_init ? r->init_val : 0);
 		}
@@ -522,8 +545,11 @@ static void generate(struct test *T)
 		const struct lt_thread *th = &t->threads[i];
 
 		sb_printf(&b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++)\n\t\t\tkl_P%d(i", i, i);
-		for (j = 0; j < th->nparams; j++)
-			sb_printf(&b, ", &kl_c_%s[i].v", t->vars[th->params[j].var].name);
+		for (j = 0; j < th->nparams; j++) {
+			sb_printf(&b, ", &");
+			emit_cell(&b, t, th->params[j].var, "i", "kl_off");
+			sb_printf(&b, ".v");
+		}
 		sb_add(&b, ");\n\t\tbreak;\n", 12);
 	}
 	sb_add(&b, "\t}\n}\n", 5);
@@ -544,16 +570,24 @@ static void generate(struct test *T)
 
 			switch (v->kind) {
 			case LT_PTR:
-				sb_printf(&b, "\ts[%d] = kl_ptr_id(i, (const void *)kl_c_%s[i].v);\n", i, v->name);
+				sb_printf(&b, "\ts[%d] = kl_ptr_id(i, (const void *)", i);
+				emit_cell(&b, t, l->index, "i", "kl_off");
+				sb_printf(&b, ".v);\n");
 				break;
 			case LT_ATOMIC:
-				sb_printf(&b, "\ts[%d] = (long long)kl_c_%s[i].v.counter;\n", i, v->name);
+				sb_printf(&b, "\ts[%d] = (long long)", i);
+				emit_cell(&b, t, l->index, "i", "kl_off");
+				sb_printf(&b, ".v.counter;\n");
 				break;
 			case LT_LOCK:
-				sb_printf(&b, "\ts[%d] = spin_is_locked(&kl_c_%s[i].v);\n", i, v->name);
+				sb_printf(&b, "\ts[%d] = spin_is_locked(&", i);
+				emit_cell(&b, t, l->index, "i", "kl_off");
+				sb_printf(&b, ".v);\n");
 				break;
 			default:
-				sb_printf(&b, "\ts[%d] = (long long)kl_c_%s[i].v;\n", i, v->name);
+				sb_printf(&b, "\ts[%d] = (long long)", i);
+				emit_cell(&b, t, l->index, "i", "kl_off");
+				sb_printf(&b, ".v;\n");
 			}
 		}
 	}
