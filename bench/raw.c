@@ -23,8 +23,9 @@
 #define KB_CMPXCHG(p, o, n) __extension__({ int __o = (o);			\
 	__asm__ __volatile__("lock cmpxchgl %2, %0" : "+m"(*(p)), "+a"(__o)	\
 			     : "r"((int)(n)) : "memory"); __o; })
-#define KB_FETCH_OR(p, i) __extension__({ int __o = *(volatile int *)(p);	\
-	do { } while (!KB_TRY_CMPXCHG((p), &__o, __o | (i))); __o; })
+/* Own names: KB_TRY_CMPXCHG's __o would shadow ours (and read itself). */
+#define KB_FETCH_OR(p, i) __extension__({ int __fo = *(volatile int *)(p);	\
+	do { } while (!KB_TRY_CMPXCHG((p), &__fo, __fo | (i))); __fo; })
 #define KB_DEC_AND_TEST(p) __extension__({ bool __z;				\
 	__asm__ __volatile__("lock decl %0" : "+m"(*(p)), "=@ccz"(__z) :: "memory"); __z; })
 #define KB_ADD_NEGATIVE(p, i) __extension__({ bool __s;				\
