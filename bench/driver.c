@@ -204,6 +204,20 @@ static int ref_of(int c)
 	return -1;
 }
 
+/* katomic's C11 backend a peer is compared with: c11-clang for std-clang, else c11-gcc. */
+static int c11_of(int c)
+{
+	const char *want = strstr(con[c]->name, "-clang") ? "c11-clang" : "c11-gcc";
+
+	if (!strncmp(con[c]->name, "c11-", 4) || !strncmp(con[c]->name, "asm-", 4) ||
+	    !strcmp(con[c]->name, "raw"))
+		return -1;	/* katomic itself and the hardware limit are not peers */
+	for (int i = 0; i < ncon; i++)
+		if (!strcmp(con[i]->name, want))
+			return i;
+	return -1;
+}
+
 static int find_con(const char *name)
 {
 	for (int i = 0; i < ncon; i++)
@@ -785,6 +799,12 @@ static const struct row *peer_row(const struct row *r, int c)
 	return c < 0 || g[c].na ? NULL : &g[c];
 }
 
+/* More threads than CPUs: the scheduler decides, the code under test hardly does. */
+static bool oversub(const struct row *r)
+{
+	return ops[r->op].workload && r->nthreads > ncpu;
+}
+
 static void fmt_num(char *buf, size_t n, double v, int prec)
 {
 	if (v < 0)
@@ -828,7 +848,8 @@ static void print_matrix(const char *title, bool wl, int mode, enum what w)
 		if (r->con != 0 || ops[r->op].workload != wl || (!wl && r->mode != mode))
 			continue;
 		if (wl)
-			snprintf(lab, sizeof(lab), "%s/%d", ops[r->op].name, r->nthreads);
+			snprintf(lab, sizeof(lab), "%s/%d%s", ops[r->op].name, r->nthreads,
+				 oversub(r) ? " oversub" : "");
 		else
 			snprintf(lab, sizeof(lab), "%s", ops[r->op].name);
 		printf("%-22s", lab);
@@ -868,6 +889,151 @@ static void print_matrix(const char *title, bool wl, int mode, enum what w)
 	}
 }
 
+/* ------------------------------------------------------------ verdict */
+/* The issue's targets, from the rows of this run: C11/asm within BAND_LO..BAND_HI
+ * per op and workload (oversubscribed workload points shown, not judged),
+ * katomic vs each peer, and every uncontended op within RAW_LIMIT of raw. */
+#define BAND_LO 0.97
+#define BAND_HI 1.03
+#define RAW_LIMIT 1.10
+
+static void group_label(const struct row *r, char *buf, size_t n)
+{
+	if (ops[r->op].workload)
+		snprintf(buf, n, "%s/%d%s", ops[r->op].name, r->nthreads, oversub(r) ? " oversub" : "");
+	else
+		snprintf(buf, n, "%s/%s", ops[r->op].name, mode_name[r->mode]);
+}
+
+static void fmt_range(char *buf, size_t n, struct stat3 s)
+{
+	if (s.med < 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f (%.2f-%.2f)", s.med, s.min, s.max);
+}
+
+static void print_verdict(void)
+{
+	static const char *const pairs[][2] = { { "c11-gcc", "asm-gcc" }, { "c11-clang", "asm-clang" } };
+	int pc[2][2], np = 0, raw = find_con("raw");
+	long judged = 0, out = 0;
+	char lab[64], buf[64];
+
+	for (int k = 0; k < 2; k++) {
+		pc[np][0] = find_con(pairs[k][0]);
+		pc[np][1] = find_con(pairs[k][1]);
+		if (pc[np][0] >= 0 && pc[np][1] >= 0)
+			np++;
+	}
+	if (np) {
+		printf("\n== verdict: katomic C11 / asm backend, same compiler, same rounds: median (min-max)"
+		       "\n   of the per-round ratios; band %.2f-%.2f; '!' = median outside; oversub = more threads"
+		       "\n   than CPUs (scheduler-bound: shown, not judged)\n%-26s",
+		       BAND_LO, BAND_HI, "op/mode, workload/threads");
+		for (int k = 0; k < np; k++)
+			printf(" %-22s", con[pc[k][0]]->cc);
+		putchar('\n');
+		for (int i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+
+			if (r->con != 0)
+				continue;
+			group_label(r, lab, sizeof(lab));
+			printf("%-26s", lab);
+			for (int k = 0; k < np; k++) {
+				const struct row *a = peer_row(r, pc[k][0]), *b = peer_row(r, pc[k][1]);
+				struct stat3 q = a && b ? ratio(a, b) : (struct stat3){ -1, -1, -1 };
+				bool bad = q.med >= 0 && (q.med < BAND_LO || q.med > BAND_HI);
+
+				fmt_range(buf, sizeof(buf), q);
+				if (q.med >= 0 && !oversub(r)) {
+					judged++;
+					out += bad;
+				}
+				printf(" %-20s%-2s", buf, bad && !oversub(r) ? "!" : "");
+			}
+			putchar('\n');
+		}
+		printf("C11/asm: %ld of %ld judged figures outside %.2f-%.2f\n", out, judged, BAND_LO, BAND_HI);
+	}
+
+	/* Peers against katomic's C11 backend of the same compiler. */
+	bool anyp = false;
+
+	for (int c = 0; c < ncon; c++)
+		anyp |= c11_of(c) >= 0;
+	if (anyp) {
+		long faster = 0;
+
+		printf("\n== peers: peer ns/op / katomic c11 ns/op (std-clang: c11-clang; others: c11-gcc),"
+		       "\n   median of per-round ratios; >1 = the peer pays more; '<' = peer faster than katomic"
+		       " (median < %.2f)\n%-26s", BAND_LO, "op/mode, workload/threads");
+		for (int c = 0; c < ncon; c++)
+			if (c11_of(c) >= 0)
+				printf(" %10s", con[c]->name);
+		putchar('\n');
+		for (int i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+
+			if (r->con != 0)
+				continue;
+			group_label(r, lab, sizeof(lab));
+			printf("%-26s", lab);
+			for (int c = 0; c < ncon; c++) {
+				if (c11_of(c) < 0)
+					continue;
+				const struct row *a = peer_row(r, c), *b = peer_row(r, c11_of(c));
+				struct stat3 q = a && b ? ratio(a, b) : (struct stat3){ -1, -1, -1 };
+				bool f = q.med >= 0 && q.med < BAND_LO;
+
+				if (q.med < 0)
+					snprintf(buf, sizeof(buf), "%s", a ? "-" : "n/a");
+				else
+					snprintf(buf, sizeof(buf), "%.2f%s", q.med, f ? "<" : " ");
+				printf(" %10s", buf);
+				faster += f && !oversub(r);
+			}
+			putchar('\n');
+		}
+		printf("peer faster than katomic (median < %.2f, oversubscribed points not counted): %ld\n",
+		       BAND_LO, faster);
+	}
+
+	/* Uncontended katomic ops against the raw instruction. */
+	if (raw >= 0) {
+		long over = 0, n = 0;
+		double worst = 0;
+		char wl[64] = "";
+
+		for (int i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i], *rw = peer_row(r, raw);
+
+			if (r->mode != SOLO || ops[r->op].workload || r->na || !rw ||
+			    (strncmp(con[r->con]->name, "c11-", 4) && strncmp(con[r->con]->name, "asm-", 4)))
+				continue;
+			struct stat3 q = ratio(r, rw);
+
+			if (q.med < 0)
+				continue;
+			n++;
+			if (q.med > worst) {
+				worst = q.med;
+				snprintf(wl, sizeof(wl), "%s %s", con[r->con]->name, ops[r->op].name);
+			}
+			if (q.med > RAW_LIMIT) {
+				over++;
+				fmt_range(buf, sizeof(buf), q);
+				printf("uncontended over %.2fx raw: %s %s %s\n", RAW_LIMIT, con[r->con]->name,
+				       ops[r->op].name, buf);
+			}
+		}
+		if (n)
+			printf("\nuncontended katomic (c11 and asm) / raw instruction: %ld of %ld over %.2fx; "
+			       "highest median %.2f (%s)\n", over, n, RAW_LIMIT, worst, wl);
+	}
+}
+
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -895,7 +1061,8 @@ static void write_outputs(double ghz_med)
 	if (csv)
 		fprintf(csv, "kind,name,mode,threads,contender,ref,rounds,iters,ns_med,ns_min,ns_max,"
 			"mops_med,mops_min,mops_max,cycles_med,ratio_asm_med,ratio_asm_min,ratio_asm_max,"
-			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,what\n");
+			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,what,"
+			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max\n");
 	if (sm)
 		fprintf(sm, "kind,name,mode,threads,contender,round,ns_per_op,mops,fair\n");
 	if (js) {
@@ -927,6 +1094,11 @@ static void write_outputs(double ghz_med)
 			ra = ratio(r, ref);
 		if (!r->na && rw)
 			rr = ratio(r, rw);
+		const struct row *rc = peer_row(r, c11_of(r->con));
+		struct stat3 rk = { -1, -1, -1 };
+
+		if (!r->na && rc)
+			rk = ratio(r, rc);
 		double cyc = ns.med > 0 && ghz_med > 0 ? ns.med * ghz_med : -1;
 		const char *status = r->na ? "n/a" : r->errors ? "errors" : "ok";
 		const char *what = c->impl[r->op].what ? c->impl[r->op].what : "";
@@ -944,7 +1116,15 @@ static void write_outputs(double ghz_med)
 				else
 					fprintf(csv, ",%.4f", vals[k]);
 			}
-			fprintf(csv, ",%ld,%s,\"%s\"\n", r->errors, status, what);
+			fprintf(csv, ",%ld,%s,\"%s\",%d", r->errors, status, what, oversub(r));
+			double kv[] = { rk.med, rk.min, rk.max };
+			for (size_t k = 0; k < 3; k++) {
+				if (kv[k] < 0)
+					fprintf(csv, ",");
+				else
+					fprintf(csv, ",%.4f", kv[k]);
+			}
+			fprintf(csv, "\n");
 		}
 		if (js) {
 			fprintf(js, "%s\n    {\"kind\": \"%s\", \"name\": \"%s\", \"mode\": \"%s\", \"threads\": %d, "
@@ -954,15 +1134,16 @@ static void write_outputs(double ghz_med)
 			if (!r->na) {
 				const char *nm[] = { "ns_med", "ns_min", "ns_max", "mops_med", "cycles_med",
 						     "ratio_asm_med", "ratio_asm_min", "ratio_asm_max", "ratio_raw_med",
-						     "fair_med" };
+						     "fair_med", "ratio_c11_med", "ratio_c11_min", "ratio_c11_max" };
 				double v[] = { ns.med, ns.min, ns.max, mo.med, cyc, ra.med, ra.min, ra.max, rr.med,
-					       fa.med };
+					       fa.med, rk.med, rk.min, rk.max };
 
 				for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 					if (v[k] >= 0)
 						fprintf(js, ", \"%s\": %.4f", nm[k], v[k]);
-				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"ref\": \"%s\", \"what\": ", r->iters,
-					r->errors, refc >= 0 ? con[refc]->name : "");
+				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": \"%s\", "
+					"\"what\": ", r->iters, r->errors, oversub(r) ? "true" : "false",
+					refc >= 0 ? con[refc]->name : "");
 				json_str(js, what);
 			}
 			fprintf(js, "}");
@@ -1057,6 +1238,7 @@ static int run_bench(void)
 	print_matrix("== workloads: Mops/s (total over threads), median", true, 0, MOPS);
 	print_matrix("-- workloads: ratio of ns/op to katomic asm (>1 = slower)", true, 0, RATIO_ASM);
 	print_matrix("-- workloads: fairness, min/max per-thread ops (1 = fair; seqlock: readers)", true, 0, FAIR);
+	print_verdict();
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].errors)
 			printf("\n!: %s %s/%d reported %ld errors (torn seqlock reads or misordered items)\n",
