@@ -269,7 +269,8 @@ struct result {
 	long total, min_ops, max_ops;
 	long aux[4];		/* summed over threads */
 	bool bad_aux3;		/* an mpmc thread stopped half-way */
-	double off_cpu;		/* largest share of a thread's time spent descheduled */
+	double off_cpu;		/* disturbance: largest share of a thread's time spent
+				 * descheduled, or of the sample before the last thread started */
 };
 
 static union kb_cell *cells;	/* (maxthreads + 2) lines */
@@ -346,7 +347,7 @@ static struct result run_sample(const struct kb_contender *c, int op, enum mode 
 			;
 		__atomic_store_n(&ctl.stop, 1, __ATOMIC_RELEASE);
 	}
-	double t0 = 0, t1 = 0;
+	double t0 = 0, t1 = 0, last0 = 0;
 
 	r.min_ops = -1;
 	for (int t = 0; t < nthreads; t++) {
@@ -355,6 +356,8 @@ static struct result run_sample(const struct kb_contender *c, int op, enum mode 
 			t0 = th[t].t0;
 		if (!t || th[t].t1 > t1)
 			t1 = th[t].t1;
+		if (!t || th[t].t0 > last0)
+			last0 = th[t].t0;
 		r.total += th[t].done;
 		for (int k = 0; k < 4; k++)
 			r.aux[k] += th[t].env.aux[k];
@@ -379,12 +382,16 @@ static struct result run_sample(const struct kb_contender *c, int op, enum mode 
 	else if (op == KB_seqlock && nthreads > 1)
 		r.total -= th[0].done;	/* consistent reads only */
 	r.wall_ns = t1 - t0;
+	/* A thread that started late (not scheduled at "go") left the others alone. */
+	if (r.wall_ns > 0 && (last0 - t0) / r.wall_ns > r.off_cpu)
+		r.off_cpu = (last0 - t0) / r.wall_ns;
 	return r;
 }
 
 /*
  * The machine is shared: a sample during which one of our threads was
- * descheduled for more than 5% of its run measures the neighbours, not us.
+ * descheduled for more than 5% of its run, or started more than 5% of the
+ * sample after the first one, measures the neighbours, not us.
  * Such a sample is taken again (up to 4 tries; the least disturbed one is
  * kept).  Not when threads outnumber CPUs: then being descheduled is the
  * point.  Timing is still CLOCK_MONOTONIC; CPU time only judges the sample.
