@@ -202,6 +202,8 @@ function idiom_probes() {
 	     "\tif (refcount_dec_and_test(r))\n\t\tprobe_ext(r);")
 	emit("idiom_test_and_set_bit_call", "other", "other", "void(unsigned long *a)",
 	     "\tif (!test_and_set_bit(3, a))\n\t\tprobe_ext(a);")
+	emit("idiom_test_and_set_bit_count", "other", "other", "long(unsigned long *a, long n)",
+	     "\treturn n + test_and_set_bit(3, a);")
 	emit("idiom_add_negative_call", "other", "other", "void(int i, atomic_t *v)",
 	     "\tif (atomic_add_negative(i, v))\n\t\tprobe_ext(v);")
 	emit("idiom_try_cmpxchg_loop", "other", "other", "bool(atomic_t *v, int limit)",

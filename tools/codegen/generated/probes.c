@@ -2738,6 +2738,12 @@ KA_PROBE void probe_idiom_test_and_set_bit_call(unsigned long *a)
 		probe_ext(a);
 }
 
+/*@ probe_idiom_test_and_set_bit_count class=other shape=other */
+KA_PROBE long probe_idiom_test_and_set_bit_count(unsigned long *a, long n)
+{
+	return n + test_and_set_bit(3, a);
+}
+
 /*@ probe_idiom_add_negative_call class=other shape=other */
 KA_PROBE void probe_idiom_add_negative_call(int i, atomic_t *v)
 {
