@@ -44,13 +44,44 @@
  * lock bts/btr/btc + setc.  Through the generic fetch_andnot fallback gcc-12
  * turns a variable-bit test_and_clear_bit into a lock cmpxchg loop (the
  * codegen audit, docs/codegen.md).  Every order is SEQ_CST here (see above),
- * so _lock (acquire) is the same code, as in the kernel.
+ * so _lock (acquire) is the same code, as in the kernel.  Bit nr is bit
+ * nr % W of W-bit word nr / W (little endian, so any W names the same bit).
  */
+#if defined(__clang__) && !defined(__KA_TSAN)
+/*
+ * clang 15/16 fold the bit test into a 64-bit lock bts only for bits 32..63
+ * ("xor; lock bts; setb; shl; setne" below that); the 32-bit RMW on the half
+ * holding the bit folds for every bit.  A locked RMW on part of the word is
+ * as atomic and as fully ordered as one on all of it (the kernel itself uses
+ * lock orb for a constant set_bit on the same bitmaps).
+ */
+typedef unsigned int __attribute__((__may_alias__)) __ka_x86_bitword;
+/*
+ * clang matches lock bts only while the RMW's one user is "old & mask".  Once
+ * the bool is widened (sum += test_and_set_bit(...), int r = ...) InstCombine
+ * rewrites that to "(old >> nr) & 1" and the RMW becomes a lock cmpxchg loop
+ * (1.85x slower contended).  An empty asm on the bool keeps the "& mask":
+ * one register op more where the result is only returned or branched on.
+ */
+#define __ka_x86_bit_result(r) __asm__("" : "+r"(r))
+#else
+/*
+ * gcc folds every bit and every use.  Under TSan, which pairs acquire and
+ * release by address, the whole word too: the 32-bit half at addr + 4 would
+ * not synchronise with clear_bit_unlock() on the word.
+ */
+typedef unsigned long __ka_x86_bitword;
+#define __ka_x86_bit_result(r) ((void)0)
+#endif
+#define __ka_x86_bitword_bits (8 * sizeof(__ka_x86_bitword))
 #define __ka_x86_c11_bitop(fetch, nr, addr, arg) __extension__({		\
 	unsigned long __ka_n = (unsigned long)(nr);				\
-	unsigned long __ka_m = 1UL << (__ka_n % 64);				\
-	(fetch((volatile unsigned long *)(addr) + __ka_n / 64, (arg),		\
-	       __ATOMIC_SEQ_CST) & __ka_m) != 0;				\
+	__ka_x86_bitword __ka_m = (__ka_x86_bitword)1 << (__ka_n % __ka_x86_bitword_bits); \
+	bool __ka_r = (fetch((volatile __ka_x86_bitword *)(addr) +		\
+			     __ka_n / __ka_x86_bitword_bits, (arg),		\
+			     __ATOMIC_SEQ_CST) & __ka_m) != 0;			\
+	__ka_x86_bit_result(__ka_r);						\
+	__ka_r;									\
 })
 #define ka_arch_test_and_set_bit(nr, addr)					\
 	__ka_x86_c11_bitop(__atomic_fetch_or, nr, addr, __ka_m)
