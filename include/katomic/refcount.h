@@ -113,7 +113,16 @@ static __ka_always_inline void ka___refcount_add(int i, ka_refcount_t *r, int *o
 
 	if (oldp)
 		*oldp = old;
-	if (!old)
+	/*
+	 * A variable i: one test for both failures, the kind picked on the cold
+	 * path (with two tests gcc-12 keeps an extra copy of i in the fast
+	 * path).  A constant i: two tests, which gcc folds into one unsigned
+	 * compare (refcount_inc: old == 0, then old + 1 <= 0 as old > INT_MAX - 1).
+	 */
+	if (!__builtin_constant_p(i)) {
+		if (__builtin_expect(old <= 0 || __ka_rc_add(old, i) < 0, 0))
+			ka_refcount_warn_saturate(r, old ? KA_REFCOUNT_ADD_OVF : KA_REFCOUNT_ADD_UAF);
+	} else if (!old)
 		ka_refcount_warn_saturate(r, KA_REFCOUNT_ADD_UAF);
 	else if (old < 0 || __ka_rc_add(old, i) < 0)
 		ka_refcount_warn_saturate(r, KA_REFCOUNT_ADD_OVF);
@@ -195,19 +204,24 @@ static __ka_always_inline bool ka_refcount_dec_if_one(ka_refcount_t *r)
 /* Decrement unless the count is 1; true if it decremented (release). */
 static __ka_always_inline bool ka_refcount_dec_not_one(ka_refcount_t *r)
 {
-	int val = ka_atomic_read(&r->refs), next;
+	int val = ka_atomic_read(&r->refs);
 
-	do {
+	for (;;) {
 		if (val == KA_REFCOUNT_SATURATED)
 			return true;
 		if (val == 1)
 			return false;
-		if (val <= 0) {	/* 0 - 1 or a corrupted count: never wrap */
-			ka_refcount_warn_saturate(r, KA_REFCOUNT_SUB_UAF);
+		if (val <= 0)	/* 0 - 1 or a corrupted count: never wrap */
+			break;
+		if (ka_atomic_try_cmpxchg_release(&r->refs, &val, val - 1))
 			return true;
-		}
-		next = val - 1;
-	} while (!ka_atomic_try_cmpxchg_release(&r->refs, &val, next));
+	}
+	/*
+	 * Out of the loop: when the warning shared the loop's "return true",
+	 * gcc-12 moved that return to the cold section and set up a stack
+	 * frame on the fast path.
+	 */
+	ka_refcount_warn_saturate(r, KA_REFCOUNT_SUB_UAF);
 	return true;
 }
 

@@ -41,8 +41,12 @@ static __ka_always_inline void ka_spin_lock(ka_spinlock_t *lock)
 
 	if ((unsigned short)v == ticket)
 		return;		/* it was free */
-	/* Wait for our turn; the acquire pairs with the unlock's release. */
-	(void)ka_smp_cond_load_acquire(&lock->tickets.owner, VAL == ticket);
+	/*
+	 * Wait for our turn; the acquire pairs with the unlock's release.  The
+	 * test is a 16-bit one (not VAL == ticket, promoted to int): clang-16
+	 * re-extends an atomic 16-bit load before a 32-bit compare.
+	 */
+	(void)ka_smp_cond_load_acquire(&lock->tickets.owner, (unsigned short)(VAL ^ ticket) == 0);
 }
 
 static __ka_always_inline bool ka_spin_trylock(ka_spinlock_t *lock)
