@@ -17,7 +17,7 @@
 # ARCH is x86_64, aarch64, ppc64le, riscv64, s390x or armhf; CANON=1 renames
 # registers in order of appearance (r1, r2, ...).
 
-function flush(    i, j, last, pre, post, fa, k, ab, s, first_a, last_a) {
+function flush(    i, j, last, pre, post, fa, k, ab, s, first_a, last_a, sx) {
 	if (fn == "") return
 	# drop the trailing return
 	last = ni
@@ -41,6 +41,15 @@ function flush(    i, j, last, pre, post, fa, k, ab, s, first_a, last_a) {
 		for (j = i; j > first_a; j--) if (ia[j] ~ /l/) break
 		if (i <= last_a && ia[i] ~ /s/) first_a = j
 		for (i = 1; i < first_a; i++) pre = max(pre, frel(ifk[i]))
+		# LL/SC: a successful store-exclusive makes the pair one atomic access,
+		# so judge by the success path: a fence before the first
+		# store-exclusive (even after its load-exclusive) orders what comes
+		# before the whole RMW, and one after it, what comes after.
+		for (sx = first_a; sx <= last_a; sx++) if (ia[sx] ~ /s/) break
+		if (sx <= last_a) {
+			for (i = first_a; i < sx; i++) pre = max(pre, frel(ifk[i]))
+			for (i = sx + 1; i <= last_a; i++) post = max(post, facq(ifk[i]))
+		}
 		for (i = first_a; i <= last_a; i++) {
 			if (ia[i] ~ /F/) { pre = max(pre, 2); post = max(post, 2) }
 			if (ia[i] ~ /R/) pre = max(pre, 1)
@@ -106,6 +115,8 @@ function fencekind(m, ops,    pr, su) {
 		return ""
 	}
 	if (ARCH == "aarch64" || ARCH == "armhf") {
+		# ARM: a condition suffix (dmbeq in an IT block) still is the fence
+		if (ARCH == "armhf") sub(/^(dmb|dsb)(eq|ne|cs|cc|hs|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)$/, substr(m, 1, 3), m)
 		if (m != "dmb" && m != "dsb") return ""
 		if (ops ~ /st$/) return "ST"
 		if (ops ~ /ld$/) return "ACQ"
