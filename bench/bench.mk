@@ -21,13 +21,20 @@ BENCH_OBJ := $(BUILD)/bench-obj
 BENCH_BIN := $(BUILD)/katomic-bench
 BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthread
 # Code placement, the same for every contender: each kernel starts on a
-# 64-byte boundary, so identical loops sit identically in fetch blocks and
-# op-cache lines whatever the size of the code linked before them.  Without
-# it gcc-12's seqlock reader (the same instructions in asm-gcc and c11-gcc)
-# ran 1.15-1.28x slower depending only on its address mod 64.  Only the
-# function start moves: -falign-loops=64 was tried and rejected, clang pads
-# inner loops with nops that are executed (e.g. inside each unrolled CAS loop).
-BENCH_ALIGN ?= -falign-functions=64
+# 512-byte boundary and no padding is put inside it.  All kernels are under
+# 512 bytes, so none crosses a 4 KiB page (check-bench verifies it) and
+# identical code sits identically in fetch blocks, op-cache lines and pages,
+# whatever is linked before it.  Measured (gcc-12, seqlock/1, one thread, the
+# same instructions in asm-gcc and c11-gcc): 16-byte function alignment,
+# C11/asm 1.15-1.28 from the address mod 64 alone; 64-byte alignment, 0.84
+# because asm-gcc's reader loop then straddled a page; 512, 1.00.  No loop
+# alignment: gcc's padding of loop heads depends on code further on (jump
+# sizes), so the same loop got different padding in the two backends, and
+# with -falign-loops=64 both compilers put nops on hot paths (before inner
+# CAS loops) in some contenders only.
+BENCH_ALIGN_GCC ?= -falign-functions=512 -fno-align-loops -fno-align-jumps -fno-align-labels
+BENCH_ALIGN_CLANG ?= -falign-functions=512 -falign-loops=1
+kb_align = $(if $(findstring clang,$(1)),$(BENCH_ALIGN_CLANG),$(BENCH_ALIGN_GCC))
 BENCH_HDRS := bench/kb.h bench/kernels.h bench/ops.def \
 	$(wildcard include/katomic/*.h include/katomic/*/*.h)
 
@@ -47,7 +54,7 @@ KB_LIBATOMIC := $(if $(KB_GCC),$(filter /%,$(shell $(BENCH_CC) -print-file-name=
 # Contenders are rebuilt when the compilers or the placement flags change: a
 # stamp naming them.
 KB_STAMP := $(BENCH_OBJ)/compilers
-KB_CCS_NOW := $(BENCH_CC) $(BENCH_CLANG) $(CC) $(BENCH_ALIGN)
+KB_CCS_NOW := $(BENCH_CC) $(BENCH_CLANG) $(CC) $(BENCH_ALIGN_GCC) / $(BENCH_ALIGN_CLANG)
 $(shell mkdir -p $(BENCH_OBJ) && { [ "$$(cat $(KB_STAMP) 2>/dev/null)" = "$(KB_CCS_NOW)" ] || echo "$(KB_CCS_NOW)" > $(KB_STAMP); })
 KB_CONTENDERS :=
 KB_NOTES :=
@@ -55,7 +62,7 @@ define kb_contender
 ifneq ($(strip $(5)),)
 KB_CONTENDERS += $(1)
 $(BENCH_OBJ)/$(1).o: $(2) $(BENCH_HDRS) $(KB_STAMP) | $(BENCH_OBJ)
-	$(3) $(BENCH_CFLAGS) $(BENCH_ALIGN) $(4) '-DKB_NAME="$(1)"' -DKB_SYM=kb_$(subst -,_,$(1)) -c -o $$@ $(2)
+	$(3) $(BENCH_CFLAGS) $(call kb_align,$(3)) $(4) '-DKB_NAME="$(1)"' -DKB_SYM=kb_$(subst -,_,$(1)) -c -o $$@ $(2)
 else
 KB_NOTES += $(1):$(6)
 endif
@@ -106,6 +113,8 @@ check-bench: bench
 	 grep -v -e '^1\.\.' -e '^# [0-9]* passed' $$t.raw > $$t; \
 	 n=$$(grep -c -e '^ok' -e '^not ok' $$t); \
 	 grep -q '^# [0-9]* passed' $$t.raw || { n=$$((n + 1)); echo "not ok $$n - katomic-bench --check did not finish" >> $$t; }; \
+	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | awk -f tools/bench/placement.awk); \
+	 echo "$${l%% - *} $$n - $${l#* - }" >> $$t; \
 	 $(if $(KB_X86),n=$$((n + 1)); if $(BUILD)/up-patch 1 10000 >/dev/null 2>&1; \
 	   then echo "ok $$n - up-patch: 1 round (lock prefixes patched and restored)"; \
 	   else echo "not ok $$n - up-patch: 1 round"; fi >> $$t;) \
