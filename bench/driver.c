@@ -1068,8 +1068,8 @@ static void write_outputs(double ghz_med)
 	if (csv)
 		fprintf(csv, "kind,name,mode,threads,contender,ref,rounds,iters,ns_med,ns_min,ns_max,"
 			"mops_med,mops_min,mops_max,cycles_med,ratio_asm_med,ratio_asm_min,ratio_asm_max,"
-			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,what,"
-			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max\n");
+			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,"
+			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max,what\n");
 	if (sm)
 		fprintf(sm, "kind,name,mode,threads,contender,round,ns_per_op,mops,fair\n");
 	if (js) {
@@ -1123,7 +1123,7 @@ static void write_outputs(double ghz_med)
 				else
 					fprintf(csv, ",%.4f", vals[k]);
 			}
-			fprintf(csv, ",%ld,%s,\"%s\",%d", r->errors, status, what, oversub(r));
+			fprintf(csv, ",%ld,%s,%d", r->errors, status, oversub(r));
 			double kv[] = { rk.med, rk.min, rk.max };
 			for (size_t k = 0; k < 3; k++) {
 				if (kv[k] < 0)
@@ -1131,7 +1131,8 @@ static void write_outputs(double ghz_med)
 				else
 					fprintf(csv, ",%.4f", kv[k]);
 			}
-			fprintf(csv, "\n");
+			/* Free text last: it may hold commas. */
+			fprintf(csv, ",\"%s\"\n", what);
 		}
 		if (js) {
 			fprintf(js, "%s\n    {\"kind\": \"%s\", \"name\": \"%s\", \"mode\": \"%s\", \"threads\": %d, "
