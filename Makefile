@@ -52,6 +52,7 @@ help:
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
 	@echo 'make litmus         build $(BUILD)/katomic-litmus; make fuzz-litmus fuzzes its parser (FUZZ_TIME=60)'
 	@echo 'make litmus-ceiling the litmus rates this CPU'"'"'s cache coherence allows (a benchmark)'
+	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
 	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
 	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'

@@ -100,7 +100,20 @@ $(BUILD)/up-patch: bench/up-patch.c $(BENCH_HDRS)
 	@mkdir -p $(BUILD)
 	$(CC) $(BENCH_CFLAGS) -DKATOMIC_BACKEND_ASM -o $@ bench/up-patch.c
 
-.PHONY: bench check-bench bench-notes
+# A/A control (make bench-aa): the same program with the c11-* slots built
+# from the asm backend as well, at their own addresses.  Its "C11/asm"
+# figures compare identical code, so they are the method's noise floor on
+# this machine: run it beside a real run to tell timing from codegen.
+KB_AA_OBJS := $(patsubst $(BENCH_OBJ)/c11-%.o,$(BENCH_OBJ)/aa-c11-%.o,$(KB_OBJS))
+$(BENCH_OBJ)/aa-c11-gcc.o: bench/kat.c $(BENCH_HDRS) $(KB_STAMP) | $(BENCH_OBJ)
+	$(BENCH_CC) $(BENCH_CFLAGS) $(call kb_align,$(BENCH_CC)) -DKATOMIC_BACKEND_ASM '-DKB_NAME="c11-gcc"' -DKB_SYM=kb_c11_gcc -c -o $@ bench/kat.c
+$(BENCH_OBJ)/aa-c11-clang.o: bench/kat.c $(BENCH_HDRS) $(KB_STAMP) | $(BENCH_OBJ)
+	$(BENCH_CLANG) $(BENCH_CFLAGS) $(call kb_align,$(BENCH_CLANG)) -DKATOMIC_BACKEND_ASM '-DKB_NAME="c11-clang"' -DKB_SYM=kb_c11_clang -c -o $@ bench/kat.c
+$(BUILD)/katomic-bench-aa: $(KB_AA_OBJS)
+	$(CC) $(BENCH_CFLAGS) -o $@ $(KB_AA_OBJS) $(if $(KB_LIBATOMIC),-latomic)
+
+.PHONY: bench bench-aa check-bench bench-notes
+bench-aa: bench-notes $(if $(KB_X86),$(BUILD)/katomic-bench-aa)
 bench-notes:
 	@$(foreach n,$(strip $(KB_NOTES)),echo 'note: bench contender skipped: $(subst _, ,$(n))' >&2;) :
 

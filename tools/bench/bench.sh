@@ -8,6 +8,8 @@
 #   --filter PATS    ops/workloads: comma-separated names, globs or substrings
 #   --json           also write DIR/bench.json
 #   --no-plots       skip gnuplot
+#   --aa             A/A control: the c11-* contenders built from the asm backend
+#                    too (identical code at other addresses): the noise floor
 #   anything else is passed to katomic-bench (--rounds N, --modes LIST,
 #   --contenders PATS, --threads N, --ms MS, --wl-ms MS, --list, --check; --help)
 #
@@ -20,7 +22,7 @@ set -u
 root=${KATOMIC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${KATOMIC_BUILD:-$root/build}
 out=$build/bench
-json=0 plots=1 passthru=0
+json=0 plots=1 passthru=0 aa=0
 
 die() { echo "katomic bench: $*" >&2; exit 2; }
 
@@ -35,16 +37,23 @@ while [ "$n" -gt 0 ]; do
 	--out=*) out=${a#--out=} ;;
 	--json) json=1 ;;
 	--no-plots) plots=0 ;;
+	--aa) aa=1 ;;
 	-h|--help)
-		sed -n '2,19s/^# \{0,1\}//p' "$0"
+		sed -n '2,21s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	--list|--check) passthru=1; set -- "$@" "$a" ;;
 	*) set -- "$@" "$a" ;;
 	esac
 done
 
-make -s -C "$root" -f bench/bench.mk BUILD="$build" bench >&2 || die "build failed"
-bin=$build/katomic-bench
+if [ "$aa" = 1 ]; then
+	make -s -C "$root" -f bench/bench.mk BUILD="$build" bench-aa >&2 || die "build failed"
+	bin=$build/katomic-bench-aa
+	[ -x "$bin" ] || die "no A/A control on this machine (x86-64 only)"
+else
+	make -s -C "$root" -f bench/bench.mk BUILD="$build" bench >&2 || die "build failed"
+	bin=$build/katomic-bench
+fi
 [ "$passthru" = 1 ] && exec "$bin" "$@"
 
 mkdir -p "$out" && rm -f "$out/gnuplot.log" || die "cannot create $out"
