@@ -2,8 +2,14 @@
 /*
  * READ_ONCE / WRITE_ONCE: one volatile, untorn, unordered access of a
  * 1, 2, 4 or 8-byte scalar (other sizes do not compile), never merged,
- * refetched or invented.  Written as relaxed atomics on a volatile lvalue,
- * so that race detectors such as TSan see them for what they are.
+ * refetched or invented.
+ *
+ * The C11 backend writes them as relaxed atomics on a volatile lvalue, so
+ * that race detectors such as TSan see them for what they are.  The asm
+ * backend is the kernel's reference and, like the kernel, uses a plain
+ * volatile access (except under TSan): gcc-12 keeps the address of every
+ * __atomic load in a loop in a register of its own instead of folding the
+ * offset into the load, and spills (docs/codegen.md, seqlock readers).
  */
 #ifndef KATOMIC_RWONCE_H
 #define KATOMIC_RWONCE_H
@@ -13,15 +19,25 @@
 #define __ka_assert_once_size(x) \
 	KA_STATIC_ASSERT(__ka_native_size(x), "READ_ONCE/WRITE_ONCE: only 1, 2, 4 or 8-byte scalars")
 
+#if defined(KATOMIC_BACKEND_ASM) && !defined(__KA_TSAN)
+#define __ka_read_once(x) (*(const volatile __typeof__(x) *)&(x))
+#define __ka_write_once(x, val) \
+	((void)(*(volatile __typeof__(x) *)&(x) = (__typeof__(x))(val)))
+#else
+#define __ka_read_once(x) \
+	__atomic_load_n((volatile __typeof__(x) *)&(x), __ATOMIC_RELAXED)
+#define __ka_write_once(x, val) \
+	__atomic_store_n((volatile __typeof__(x) *)&(x), (__typeof__(x))(val), __ATOMIC_RELAXED)
+#endif
+
 #define KA_READ_ONCE(x) __extension__({						\
 	__ka_assert_once_size(x);						\
-	__atomic_load_n((volatile __typeof__(x) *)&(x), __ATOMIC_RELAXED);	\
+	__ka_read_once(x);							\
 })
 
 #define KA_WRITE_ONCE(x, val) do {						\
 	__ka_assert_once_size(x);						\
-	__atomic_store_n((volatile __typeof__(x) *)&(x),			\
-			 (__typeof__(x))(val), __ATOMIC_RELAXED);		\
+	__ka_write_once(x, val);						\
 } while (0)
 
 /*
