@@ -180,12 +180,16 @@ int main(int argc, char **argv)
 				cpus[ncpu++] = c;
 	if (ncpu < 2)
 		printf("note: fewer than 2 CPUs usable; the threads share one and the figures mean little\n");
+	alarm(600);	/* a stuck barrier must not hang make check: SIGALRM ends the run */
 	/* Rounds alternate the patterns (A B C D A B C D ...) so drift hits all alike. */
 	for (r = 0; r < rounds; r++)
 		for (p = 0; p < NPATTERN; p++) {
 			pthread_t th;
 
 			cur = (enum pattern)p;
+			/* New threads start with sense 0: the barrier must too. */
+			bar.count = 0;
+			bar.sense = 0;
 			loop_seconds = 0;
 			witnesses = 0;
 			if (pthread_create(&th, NULL, thread, (void *)1L)) {
