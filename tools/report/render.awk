@@ -20,7 +20,7 @@ BEGIN {
 	close(TBL)
 	while ((getline line < MAP) > 0) {
 		if (line ~ /^#/ || line == "") continue
-		split(line, ff, "\t"); bmap[ff[1]] = ff[2]
+		split(line, ff, "\t"); bmap[ff[1]] = ff[2]; bnote[ff[1]] = ff[3]
 	}
 	close(MAP)
 }
@@ -119,6 +119,7 @@ function slow(l, name, cell, med, mn, mx,    n, i, p, bad, why, known) {
 		if (cgx[l, p[i]] == "worse" || cgx[l, p[i]] == "WEAKER") bad = bad (bad == "" ? "" : "; ") p[i] " " cgxr[l, p[i]]
 	}
 	if (bad != "") why = "codegen: " bad
+	else if (bnote[name] != "") why = bnote[name]
 	else if (n > 0 && known == n) why = "the audit finds the same or better code for " bmap[name] " with " l ": the gap is in the surrounding loop or the machine, not in the atomics"
 	else why = "no codegen data for " l
 	slw[nsl] = "slower in every round (" fmt2(mn) ".." fmt2(mx) "); " why
@@ -355,6 +356,13 @@ END {
 		line = "YES on this " native ": C11 is as correct as the asm (" lt_forb " forbidden outcomes in " lt_tests " litmus runs, " \
 			weak_native " WEAKER probes) and as fast (C11/asm " fastlist ")" \
 			(nlossc ? "; a few instructions lost in " nlossc " op families (above)" : "")
+		# The geomean can hide a workload or op that is slower in every round: name them.
+		slown = ""
+		for (i = 1; i <= nsl; i++) {
+			split(slc[i], sp, "/")
+			if (!(sp[1] in slseen)) { slseen[sp[1]] = 1; slown = slown (slown == "" ? "" : ", ") sp[1] }
+		}
+		if (slown != "") line = line "; but slower than the asm in every round on: " slown " (above)"
 	}
 	if (lt_forb_asm > 0) line = line "; the asm backend also showed " lt_forb_asm " forbidden outcome(s): check the runner and the CPU"
 	if (weak_cross > 0) line = line "; elsewhere: WEAKER probes: " weak_cross_s
