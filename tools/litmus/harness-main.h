@@ -35,29 +35,6 @@ static struct {
 	int sense __attribute__((aligned(64)));
 } kl_bar;
 
-/* Sense-reversing barrier: spin, then yield (threads may outnumber CPUs). */
-static void kl_barrier(int *sense)
-{
-	int s = !*sense;
-
-	*sense = s;
-	if (__atomic_add_fetch(&kl_bar.count, 1, __ATOMIC_ACQ_REL) == KL_NT) {
-		__atomic_store_n(&kl_bar.count, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&kl_bar.sense, s, __ATOMIC_RELEASE);
-	} else {
-		unsigned n = 0;
-
-		while (__atomic_load_n(&kl_bar.sense, __ATOMIC_ACQUIRE) != s) {
-			if (++n >= kl_spin_limit) {
-				n = 0;
-				sched_yield();
-			} else {
-				cpu_relax();
-			}
-		}
-	}
-}
-
 /*
  * A common start for each block: the thread that completes the barrier sets
  * kl_go a little in the future (kl_delay ticks of a clock all CPUs share);
@@ -90,18 +67,23 @@ static long kl_delay = 200;	/* nanoseconds */
 #endif
 static unsigned long long kl_go __attribute__((aligned(64)));
 
-static void kl_barrier_go(int *sense)
+/*
+ * Sense-reversing barrier: spin, then yield (threads may outnumber CPUs).
+ * With go, the thread that completes it also publishes the block start kl_go.
+ */
+static void kl_barrier_sync(int *sense, int go)
 {
 	int s = !*sense;
-	unsigned long long g;
-	unsigned n = 0;
 
 	*sense = s;
 	if (__atomic_add_fetch(&kl_bar.count, 1, __ATOMIC_ACQ_REL) == KL_NT) {
 		__atomic_store_n(&kl_bar.count, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&kl_go, kl_ticks() + (unsigned long long)kl_delay, __ATOMIC_RELAXED);
+		if (go)
+			__atomic_store_n(&kl_go, kl_ticks() + (unsigned long long)kl_delay, __ATOMIC_RELAXED);
 		__atomic_store_n(&kl_bar.sense, s, __ATOMIC_RELEASE);
 	} else {
+		unsigned n = 0;
+
 		while (__atomic_load_n(&kl_bar.sense, __ATOMIC_ACQUIRE) != s) {
 			if (++n >= kl_spin_limit) {
 				n = 0;
@@ -111,6 +93,19 @@ static void kl_barrier_go(int *sense)
 			}
 		}
 	}
+}
+
+static void kl_barrier(int *sense)
+{
+	kl_barrier_sync(sense, 0);
+}
+
+static void kl_barrier_go(int *sense)
+{
+	unsigned long long g;
+	unsigned n;
+
+	kl_barrier_sync(sense, 1);
 	/* Bounded: a clock that differs between CPUs must not stall us. */
 	g = __atomic_load_n(&kl_go, __ATOMIC_RELAXED);
 	for (n = 0; kl_ticks() < g && n < 100000; n++)
