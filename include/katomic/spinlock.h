@@ -74,6 +74,18 @@ static __ka_always_inline bool ka_spin_is_locked(ka_spinlock_t *lock)
 	return (unsigned short)(v >> 16) != (unsigned short)v;
 }
 
+/*
+ * Wait until the lock is seen free (the kernel's spin_unlock_wait, removed
+ * in 4.13 but used by older code and litmus tests): an ACQUIRE, so whatever
+ * the last holder wrote before its unlock is visible afterwards.  It does not
+ * take the lock; a new holder may have it again by the time it returns.
+ */
+static __ka_always_inline void ka_spin_unlock_wait(ka_spinlock_t *lock)
+{
+	(void)ka_smp_cond_load_acquire(&lock->val.counter,
+		(unsigned short)((unsigned int)VAL >> 16) == (unsigned short)VAL);
+}
+
 static __ka_always_inline bool ka_spin_is_contended(ka_spinlock_t *lock)
 {
 	unsigned int v = (unsigned int)ka_atomic_read(&lock->val);
