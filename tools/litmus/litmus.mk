@@ -16,7 +16,7 @@ LITMUS_BACKENDS ?= c11 $(if $(wildcard include/katomic/backend/asm.h),asm)
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang
 
-LITMUS_SRCS := tools/litmus/main.c tools/litmus/parse.c
+LITMUS_SRCS := $(addprefix tools/litmus/,main.c parse.c harness.c compile.c run.c judge.c output.c util.c)
 LITMUS_RT := tools/litmus/harness-head.h tools/litmus/harness-main.h
 
 .PHONY: litmus check-litmus fuzz-litmus litmus-ceiling
@@ -36,7 +36,7 @@ $(BUILD)/litmus-rt.c: $(LITMUS_RT) tools/litmus/embed.awk
 	$(AWK) -v name=kl_rt_main -f tools/litmus/embed.awk tools/litmus/harness-main.h >> $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/katomic-litmus: $(LITMUS_SRCS) tools/litmus/parse.h $(BUILD)/litmus-rt.c
+$(BUILD)/katomic-litmus: $(LITMUS_SRCS) tools/litmus/parse.h tools/litmus/runner.h $(BUILD)/litmus-rt.c
 	$(LITMUS_CC) $(LITMUS_CFLAGS) -o $@ $(LITMUS_SRCS) $(BUILD)/litmus-rt.c
 
 check-litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * katomic-litmus compilation: where the katomic headers are, the compiler's
+ * command line, the liburcu probe, and the job pool that compiles every
+ * harness not already in the cache (named by a hash of its content).
+ */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char include_dir[PATH_MAX + 64];
+uint64_t headers_hash;
+
+void find_include(const char *argv0)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 32];
+	const char *env = getenv("KATOMIC_INCLUDE");
+	ssize_t n;
+	struct stat st;
+
+	if (opt.include) {
+		snprintf(include_dir, sizeof(include_dir), "%s", opt.include);
+	} else if (env && *env) {
+		snprintf(include_dir, sizeof(include_dir), "%s", env);
+	} else {
+		include_dir[0] = 0;
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n > 0) {
+			char *slash;
+
+			exe[n] = 0;
+			slash = strrchr(exe, '/');
+			if (slash) {
+				*slash = 0;
+				/* build/katomic-litmus -> ../include */
+				snprintf(cand, sizeof(cand), "%s/../include/katomic/katomic.h", exe);
+				if (!stat(cand, &st))
+					snprintf(include_dir, sizeof(include_dir), "%s/../include", exe);
+			}
+		}
+		if (!include_dir[0])
+			snprintf(include_dir, sizeof(include_dir), "include");
+		(void)argv0;
+	}
+	snprintf(cand, sizeof(cand), "%s/katomic/katomic.h", include_dir);
+	if (stat(cand, &st))
+		die("cannot find the katomic headers (%s): use --include DIR or KATOMIC_INCLUDE", cand);
+	snprintf(cand, sizeof(cand), "%s/katomic", include_dir);
+	headers_hash = hash_tree(cand);
+	if (!opt.cache) {
+		/* Next to the binary: build/litmus-cache */
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n > 0 && strrchr(exe, '/')) {
+			exe[n] = 0;
+			*strrchr(exe, '/') = 0;
+			snprintf(cand, sizeof(cand), "%s/litmus-cache", exe);
+			opt.cache = xstrdup(cand);
+		} else {
+			opt.cache = "build/litmus-cache";
+		}
+	}
+}
+
+/* The harness's binary in the cache: named by a hash of everything that goes into it. */
+void cache_path(struct test *T)
+{
+	uint64_t h = fnv(FNV0, T->harness, strlen(T->harness));
+
+	h = fnv(h, opt.cc, strlen(opt.cc) + 1);
+	h = fnv(h, opt.backend, strlen(opt.backend) + 1);
+	if (opt.cflags)
+		h = fnv(h, opt.cflags, strlen(opt.cflags) + 1);
+	h = fnv(h, &headers_hash, sizeof(headers_hash));
+	snprintf(T->binpath, sizeof(T->binpath), "%s/%016llx", opt.cache, (unsigned long long)h);
+}
+
+/* The compiler command line (after the cc itself), NULL-terminated. */
+static int compile_args(const char **argv, int max, const char *out, const char *src, char *incflag,
+			int urcu)
+{
+	int n = 0;
+	static const char *fixed[] = { "-std=gnu11", "-O2", "-pthread", "-w", NULL };
+	int i;
+
+	argv[n++] = opt.cc;
+	for (i = 0; fixed[i]; i++)
+		argv[n++] = fixed[i];
+	argv[n++] = incflag;
+	if (!strcmp(opt.backend, "asm"))
+		argv[n++] = "-DKATOMIC_BACKEND_ASM";
+	if (opt.cflags) {
+		/* Extra flags, split on blanks. */
+		static char buf[4096];
+		char *s;
+
+		snprintf(buf, sizeof(buf), "%s", opt.cflags);
+		for (s = strtok(buf, " \t"); s && n < max - 5; s = strtok(NULL, " \t"))
+			argv[n++] = s;
+	}
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = src;
+	if (urcu)
+		argv[n++] = "-lurcu-memb";
+	argv[n] = NULL;
+	return n;
+}
+
+/*
+ * Is liburcu (Debian: liburcu-dev) usable with the harness compiler?  Link a
+ * probe calling the memb flavour once per run (the answer is not cached on
+ * disk: installing the package takes effect at once).
+ */
+int urcu_available(void)
+{
+	static int avail = -1;
+	char src[PATH_MAX + 32], bin[PATH_MAX + 32];
+	const char *argv[16];
+	FILE *f;
+	pid_t pid;
+	int status, n = 0;
+
+	if (avail >= 0)
+		return avail;
+	avail = 0;
+	if (opt.no_urcu)
+		return avail;
+	snprintf(src, sizeof(src), "%s/urcu-probe-%ld.c", opt.cache, (long)getpid());
+	snprintf(bin, sizeof(bin), "%s/urcu-probe-%ld", opt.cache, (long)getpid());
+	f = fopen(src, "w");
+	if (!f)
+		return avail;
+	fputs("extern void urcu_memb_register_thread(void);\n"
+	      "extern void urcu_memb_unregister_thread(void);\n"
+	      "extern void urcu_memb_read_lock(void);\n"
+	      "extern void urcu_memb_read_unlock(void);\n"
+	      "extern void urcu_memb_synchronize_rcu(void);\n"
+	      "int main(void)\n{\n\turcu_memb_register_thread();\n\turcu_memb_read_lock();\n"
+	      "\turcu_memb_read_unlock();\n\turcu_memb_synchronize_rcu();\n"
+	      "\turcu_memb_unregister_thread();\n\treturn 0;\n}\n", f);
+	if (fclose(f))
+		return avail;
+	argv[n++] = opt.cc;
+	argv[n++] = "-pthread";
+	argv[n++] = "-o";
+	argv[n++] = bin;
+	argv[n++] = src;
+	argv[n++] = "-lurcu-memb";
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		/* Run it too: the library must load and a grace period complete. */
+		pid = fork();
+		if (pid == 0) {
+			alarm(10);
+			execl(bin, bin, (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status))
+			avail = 1;
+	}
+	unlink(src);
+	unlink(bin);
+	return avail;
+}
+
+struct job {
+	pid_t pid;
+	struct test *T;
+	char tmp[PATH_MAX + 16], log[PATH_MAX + 16];
+};
+
+static void job_start(struct job *j, struct test *T)
+{
+	char src[PATH_MAX + 16];
+	char incflag[PATH_MAX + 68];
+	const char *argv[64];
+	FILE *f;
+	int fd;
+
+	j->T = T;
+	snprintf(src, sizeof(src), "%s.c", T->binpath);
+	snprintf(j->tmp, sizeof(j->tmp), "%s.tmp%ld", T->binpath, (long)getpid());
+	snprintf(j->log, sizeof(j->log), "%s.log", T->binpath);
+	f = fopen(src, "w");
+	if (!f || fputs(T->harness, f) == EOF || fclose(f)) {
+		T->compile_log = xstrdup("cannot write the harness source in the cache directory");
+		j->pid = -1;
+		return;
+	}
+	snprintf(incflag, sizeof(incflag), "-I%s", include_dir);
+	compile_args(argv, 64, j->tmp, src, incflag, T->urcu);
+	fflush(NULL);
+	j->pid = fork();
+	if (j->pid == 0) {
+		fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (j->pid < 0)
+		T->compile_log = xstrdup("fork failed");
+}
+
+static void job_finish(struct job *j, int status)
+{
+	struct test *T = j->T;
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !rename(j->tmp, T->binpath)) {
+		T->compiled_ok = 1;
+		unlink(j->log);
+	} else {
+		char *buf;
+		size_t len;
+
+		if (!read_file(j->log, &buf, &len))
+			T->compile_log = buf;
+		else
+			T->compile_log = xstrdup("compiler failed");
+		unlink(j->tmp);
+	}
+}
+
+/* Compile every harness not in the cache, opt.jobs at a time. */
+void compile_all(struct test *tests, int ntests)
+{
+	struct job *jobs = xmalloc(sizeof(*jobs) * (size_t)opt.jobs);
+	int running = 0, i, k;
+
+	for (i = 0; i <= ntests; i++) {
+		struct test *T = i < ntests ? &tests[i] : NULL;
+		struct stat st;
+
+		if (T && (!T->harness || T->skip))
+			continue;
+		if (T && !stat(T->binpath, &st)) {
+			T->compiled_ok = 1;
+			continue;
+		}
+		while (running && (running >= opt.jobs || !T)) {
+			int status;
+			pid_t pid = wait(&status);
+
+			if (pid < 0)
+				break;
+			for (k = 0; k < running; k++)
+				if (jobs[k].pid == pid) {
+					job_finish(&jobs[k], status);
+					jobs[k] = jobs[--running];
+					break;
+				}
+		}
+		if (!T)
+			break;
+		if (!opt.json)
+			fprintf(stderr, "katomic-litmus: compiling %s\n", T->lt->name);
+		job_start(&jobs[running], T);
+		if (jobs[running].pid > 0)
+			running++;
+	}
+	free(jobs);
+}
+
