@@ -19,12 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-char include_dir[PATH_MAX + 64];
-uint64_t headers_hash;
+char include_dir[PATH_MAX];
+static uint64_t headers_hash;
 
-void find_include(const char *argv0)
+void find_include(void)
 {
-	char exe[PATH_MAX], cand[PATH_MAX + 32];
+	char exe[PATH_MAX - 64], cand[PATH_MAX + 32];
 	const char *env = getenv("KATOMIC_INCLUDE");
 	ssize_t n;
 	struct stat st;
@@ -51,7 +51,6 @@ void find_include(const char *argv0)
 		}
 		if (!include_dir[0])
 			snprintf(include_dir, sizeof(include_dir), "include");
-		(void)argv0;
 	}
 	snprintf(cand, sizeof(cand), "%s/katomic/katomic.h", include_dir);
 	if (stat(cand, &st))
@@ -72,36 +71,46 @@ void find_include(const char *argv0)
 	}
 }
 
-/* The harness's binary in the cache: named by a hash of everything that goes into it. */
-void cache_path(struct test *T)
-{
-	uint64_t h = fnv(FNV0, T->harness, strlen(T->harness));
+/* Flags every harness is compiled with (part of the cache key). */
+static const char *const fixed_flags[] = {
+	/* herd's values are untyped: pointer/integer conversions are the tests' business */
+	"-std=gnu11", "-O2", "-pthread", "-w", "-Wno-error=int-conversion", "-Wno-error=incompatible-pointer-types",
+	NULL,
+};
 
+/* The program's source and its binary in the cache, named by a hash of everything that goes into it. */
+void program_prepare(struct program *P)
+{
+	uint64_t h;
+	int i;
+
+	P->src = generate_program(P->tests, P->ntests, P->urcu);
+	h = fnv(FNV0, P->src, strlen(P->src));
 	h = fnv(h, opt.cc, strlen(opt.cc) + 1);
 	h = fnv(h, opt.backend, strlen(opt.backend) + 1);
+	for (i = 0; fixed_flags[i]; i++)
+		h = fnv(h, fixed_flags[i], strlen(fixed_flags[i]) + 1);
 	if (opt.cflags)
 		h = fnv(h, opt.cflags, strlen(opt.cflags) + 1);
 	h = fnv(h, &headers_hash, sizeof(headers_hash));
-	snprintf(T->binpath, sizeof(T->binpath), "%s/%016llx", opt.cache, (unsigned long long)h);
+	snprintf(P->binpath, sizeof(P->binpath), "%s/%016llx", opt.cache, (unsigned long long)h);
 }
 
 /* The compiler command line (after the cc itself), NULL-terminated. */
 static int compile_args(const char **argv, int max, const char *out, const char *src, char *incflag,
 			int urcu)
 {
-	int n = 0;
-	static const char *fixed[] = { "-std=gnu11", "-O2", "-pthread", "-w", NULL };
-	int i;
+	static char buf[4096];
+	int n = 0, i;
 
 	argv[n++] = opt.cc;
-	for (i = 0; fixed[i]; i++)
-		argv[n++] = fixed[i];
+	for (i = 0; fixed_flags[i]; i++)
+		argv[n++] = fixed_flags[i];
 	argv[n++] = incflag;
 	if (!strcmp(opt.backend, "asm"))
 		argv[n++] = "-DKATOMIC_BACKEND_ASM";
 	if (opt.cflags) {
 		/* Extra flags, split on blanks. */
-		static char buf[4096];
 		char *s;
 
 		snprintf(buf, sizeof(buf), "%s", opt.cflags);
@@ -186,36 +195,39 @@ int urcu_available(void)
 	return avail;
 }
 
-struct job {
-	pid_t pid;
-	struct test *T;
-	char tmp[PATH_MAX + 16], log[PATH_MAX + 16];
-};
-
-static void job_start(struct job *j, struct test *T)
+/*
+ * Start compiling program P unless its binary is in the cache: returns 1 when
+ * a compiler runs (P->pid), 0 when there is nothing to wait for (P->state is
+ * PROG_COMPILED or PROG_FAILED).
+ */
+int program_start_compile(struct program *P)
 {
-	char src[PATH_MAX + 16];
-	char incflag[PATH_MAX + 68];
+	char src[PATH_MAX + 16], tmp[PATH_MAX + 16], log[PATH_MAX + 16];
+	char incflag[PATH_MAX + 4];
 	const char *argv[64];
+	struct stat st;
 	FILE *f;
-	int fd;
 
-	j->T = T;
-	snprintf(src, sizeof(src), "%s.c", T->binpath);
-	snprintf(j->tmp, sizeof(j->tmp), "%s.tmp%ld", T->binpath, (long)getpid());
-	snprintf(j->log, sizeof(j->log), "%s.log", T->binpath);
+	if (!stat(P->binpath, &st)) {
+		P->state = PROG_COMPILED;
+		return 0;
+	}
+	snprintf(src, sizeof(src), "%s.c", P->binpath);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", P->binpath, (long)getpid());
+	snprintf(log, sizeof(log), "%s.log", P->binpath);
 	f = fopen(src, "w");
-	if (!f || fputs(T->harness, f) == EOF || fclose(f)) {
-		T->compile_log = xstrdup("cannot write the harness source in the cache directory");
-		j->pid = -1;
-		return;
+	if (!f || fputs(P->src, f) == EOF || fclose(f)) {
+		P->log = xstrdup("cannot write the harness source in the cache directory");
+		P->state = PROG_FAILED;
+		return 0;
 	}
 	snprintf(incflag, sizeof(incflag), "-I%s", include_dir);
-	compile_args(argv, 64, j->tmp, src, incflag, T->urcu);
+	compile_args(argv, 64, tmp, src, incflag, P->urcu);
 	fflush(NULL);
-	j->pid = fork();
-	if (j->pid == 0) {
-		fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	P->pid = fork();
+	if (P->pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -224,66 +236,34 @@ static void job_start(struct job *j, struct test *T)
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	if (j->pid < 0)
-		T->compile_log = xstrdup("fork failed");
+	if (P->pid < 0) {
+		P->pid = 0;
+		P->log = xstrdup("fork failed");
+		P->state = PROG_FAILED;
+		return 0;
+	}
+	P->state = PROG_COMPILING;
+	P->started = now_seconds();
+	return 1;
 }
 
-static void job_finish(struct job *j, int status)
+/* The compiler of P exited with status. */
+void program_compile_done(struct program *P, int status)
 {
-	struct test *T = j->T;
+	char tmp[PATH_MAX + 16], log[PATH_MAX + 16];
 
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !rename(j->tmp, T->binpath)) {
-		T->compiled_ok = 1;
-		unlink(j->log);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", P->binpath, (long)getpid());
+	snprintf(log, sizeof(log), "%s.log", P->binpath);
+	P->pid = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !rename(tmp, P->binpath)) {
+		P->state = PROG_COMPILED;
+		unlink(log);
 	} else {
 		char *buf;
 		size_t len;
 
-		if (!read_file(j->log, &buf, &len))
-			T->compile_log = buf;
-		else
-			T->compile_log = xstrdup("compiler failed");
-		unlink(j->tmp);
+		P->state = PROG_FAILED;
+		P->log = read_file(log, &buf, &len) ? xstrdup("compiler failed") : buf;
+		unlink(tmp);
 	}
 }
-
-/* Compile every harness not in the cache, opt.jobs at a time. */
-void compile_all(struct test *tests, int ntests)
-{
-	struct job *jobs = xmalloc(sizeof(*jobs) * (size_t)opt.jobs);
-	int running = 0, i, k;
-
-	for (i = 0; i <= ntests; i++) {
-		struct test *T = i < ntests ? &tests[i] : NULL;
-		struct stat st;
-
-		if (T && (!T->harness || T->skip))
-			continue;
-		if (T && !stat(T->binpath, &st)) {
-			T->compiled_ok = 1;
-			continue;
-		}
-		while (running && (running >= opt.jobs || !T)) {
-			int status;
-			pid_t pid = wait(&status);
-
-			if (pid < 0)
-				break;
-			for (k = 0; k < running; k++)
-				if (jobs[k].pid == pid) {
-					job_finish(&jobs[k], status);
-					jobs[k] = jobs[--running];
-					break;
-				}
-		}
-		if (!T)
-			break;
-		if (!opt.json)
-			fprintf(stderr, "katomic-litmus: compiling %s\n", T->lt->name);
-		job_start(&jobs[running], T);
-		if (jobs[running].pid > 0)
-			running++;
-	}
-	free(jobs);
-}
-

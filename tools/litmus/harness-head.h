@@ -18,14 +18,17 @@ typedef short s16;
 typedef int s32;
 typedef long long s64;
 
+/* At most this many threads in a test (parse.h's LT_MAX_THREADS). */
+#define KL_MAXT 32
+
 /*
  * RCU.  With -DKL_URCU (the runner adds it, and -lurcu-memb, when liburcu is
- * installed and the test uses RCU): the read-side primitives and the grace
- * periods of liburcu's "memb" flavour; every harness thread registers.  The
- * functions are declared here rather than by <urcu/urcu-memb.h>, whose
- * barrier()/rcu_dereference() macros would clash with katomic's.
- * Without it: read-side critical sections are compiler barriers (tests
- * calling synchronize_rcu() are then skipped by the runner).
+ * installed and a test of the program uses RCU): the read-side primitives and
+ * the grace periods of liburcu's "memb" flavour; the threads of a test using
+ * RCU register.  The functions are declared here rather than by
+ * <urcu/urcu-memb.h>, whose barrier()/rcu_dereference() macros would clash
+ * with katomic's.  Without it: read-side critical sections are compiler
+ * barriers (tests calling synchronize_rcu() are then skipped by the runner).
  */
 #ifdef KL_URCU
 extern void urcu_memb_read_lock(void);
@@ -50,6 +53,96 @@ extern void urcu_memb_unregister_thread(void);
 #define rcu_read_unlock() barrier()
 #endif
 
+/* The kernel's spin_unlock_wait (removed in 4.13; litmus tests of that era use it). */
+#ifndef spin_unlock_wait
+#define spin_unlock_wait(lock) ka_spin_unlock_wait(lock)
+#endif
+
+/*
+ * SRCU, one domain per srcu_struct (so one per srcu_struct per iteration),
+ * built on katomic with the kernel's classic counter-flip algorithm: each
+ * thread counts its lock and unlock calls per index; a grace period waits
+ * until the locks and unlocks of the index readers used before it balance,
+ * flips the index new readers use, and waits for the old one to balance too.
+ * As in the kernel, srcu_read_lock() ends and srcu_read_unlock() begins with
+ * a full barrier (stronger than the LKMM asks of them: never a forbidden
+ * outcome, possibly fewer allowed ones).  A grace period inside a read-side
+ * critical section of its own srcu_struct waits forever (DEADLOCK), as in
+ * the kernel.  kl_tid is the thread number, a constant in each thread body.
+ */
+struct srcu_struct {
+	unsigned int idx;		/* readers use counter set idx & 1 */
+	spinlock_t gp;			/* one grace period at a time */
+	unsigned int lock[2][KL_MAXT];	/* [index][thread]: written by that thread only */
+	unsigned int unlock[2][KL_MAXT];
+};
+
+static inline int kl_srcu_read_lock(struct srcu_struct *s, int t)
+{
+	int i = (int)(READ_ONCE(s->idx) & 1);
+
+	WRITE_ONCE(s->lock[i][t], s->lock[i][t] + 1);
+	smp_mb();	/* the count before the critical section */
+	return i;
+}
+
+static inline void kl_srcu_read_unlock(struct srcu_struct *s, int i, int t)
+{
+	smp_mb();	/* the critical section before the count */
+	WRITE_ONCE(s->unlock[i & 1][t], s->unlock[i & 1][t] + 1);
+}
+
+/* Have all readers that counted a lock on index i counted their unlock? */
+static int kl_srcu_idle(struct srcu_struct *s, int i)
+{
+	unsigned int locks = 0, unlocks = 0;
+	int t;
+
+	for (t = 0; t < KL_MAXT; t++)
+		unlocks += READ_ONCE(s->unlock[i][t]);
+	smp_mb();	/* unlocks summed before locks: a reader seen unlocking is seen locking */
+	for (t = 0; t < KL_MAXT; t++)
+		locks += READ_ONCE(s->lock[i][t]);
+	return locks == unlocks;
+}
+
+static void kl_srcu_wait(struct srcu_struct *s, int i)
+{
+	unsigned n = 0;
+
+	while (!kl_srcu_idle(s, i)) {
+		if (++n % 64 == 0)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+}
+
+static void kl_synchronize_srcu(struct srcu_struct *s)
+{
+	int i;
+
+	spin_lock(&s->gp);
+	smp_mb();	/* the updater's accesses before the grace period */
+	i = (int)(READ_ONCE(s->idx) & 1);
+	kl_srcu_wait(s, i ^ 1);	/* stragglers of the previous flip */
+	smp_mb();
+	WRITE_ONCE(s->idx, s->idx + 1);	/* new readers use the other index */
+	smp_mb();
+	kl_srcu_wait(s, i);	/* readers that began before the flip */
+	smp_mb();	/* the grace period before the updater's later accesses */
+	spin_unlock(&s->gp);
+}
+
+#define srcu_read_lock(s) kl_srcu_read_lock((s), kl_tid)
+#define srcu_read_unlock(s, i) kl_srcu_read_unlock((s), (i), kl_tid)
+#define srcu_down_read(s) kl_srcu_read_lock((s), kl_tid)
+#define srcu_up_read(s, i) kl_srcu_read_unlock((s), (i), kl_tid)
+#define synchronize_srcu(s) kl_synchronize_srcu(s)
+#define synchronize_srcu_expedited(s) kl_synchronize_srcu(s)
+/* srcu_read_unlock() begins with a full barrier, which orders what precedes it before what follows. */
+#define smp_mb__after_srcu_read_unlock() barrier()
+
 /* Cells of one iteration per 64-byte line; KL_BMAX iterations per batch at most.
  * KL_SPREAD spare cells per variable let each batch move each variable's cells
  * (a different relative layout: page offsets, cache sets, prefetch streams). */
@@ -59,3 +152,31 @@ extern void urcu_memb_unregister_thread(void);
 #ifndef KL_SPREAD
 #define KL_SPREAD 512
 #endif
+
+/*
+ * A value in a final state.  The address of variable k's cell of the same
+ * iteration is KL_ADDR(k) (herd prints it as the variable's name), any other
+ * value is itself: values are untyped, so an integer location may hold an
+ * address and a pointer one a number.
+ */
+#define KL_ADDR(k) (INT64_MIN + 1 + (long long)(k))
+#define KL_VAL(addr, i, e)                                                               \
+	(sizeof(e) >= sizeof(void *) ? kl_encode(addr((i), (uintptr_t)(e)), (long long)(uintptr_t)(e)) \
+				     : (long long)(e))
+
+static inline long long kl_encode(int var, long long raw)
+{
+	return var >= 0 ? KL_ADDR(var) : raw;
+}
+
+/* One test of the program: the generated code describes it. */
+struct kl_test {
+	const char *name;
+	int nt, ncol, nvars;
+	int grace;		/* calls a grace period: the -g cap on iterations applies */
+	int rcu;		/* its threads register with liburcu */
+	long *off, *noff;	/* each variable's cell offset in this batch and the next */
+	void (*reset)(int t, long lo, long hi);	/* zero and initialise the cells of [lo, hi) */
+	void (*run)(int t, long lo, long hi);	/* thread t runs iterations [lo, hi) */
+	void (*state)(long i, long long *s);	/* the final state of iteration i */
+};

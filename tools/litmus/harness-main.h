@@ -1,19 +1,34 @@
-/* katomic-litmus harness runtime, part 2: the driver.  Needs KL_NT, KL_NCOL,
- * kl_reset(thread or -1, lo, hi), kl_run(thread, lo, hi), kl_state(i, vals). */
+/*
+ * katomic-litmus harness runtime, part 2: the driver and main().  Needs the
+ * generated kl_tests[] (struct kl_test, harness-head.h) and KL_NTESTS.
+ *
+ * main() runs each test asked for in a child process of its own and watches
+ * it: a test that makes no progress (no batch completed) for -D seconds is
+ * killed and reported "deadlock", one that crashes "crash"; the next test
+ * runs either way.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+static const struct kl_test *kl_T;	/* the test this (child) process runs */
 static long kl_batch = 4096, kl_sync = 128;
 static int kl_sync_set;
-static long long kl_max_iter = 1000000;
+static long long kl_max_iter = 1000000, kl_grace_iter;
 static double kl_max_time, kl_loop;
 static unsigned kl_spin_limit;
 static int kl_cpus[1024], kl_ncpus;
 static int kl_stop;
 static long long kl_total;
+static volatile long long *kl_progress;	/* kl_total, shared with the watching parent */
 static long kl_rotate = 64;	/* batches between thread-to-CPU reassignments (a migration costs ~20% at every 8); 0: never */
 static int kl_relayout_on = 1;
+static double kl_deadline = 5, kl_watchdog = 600;
 
 /*
  * Variation between batches, as litmus7 does: each variable's cells start at
- * a new pseudo-random offset (kl_noff, applied to the next batch), and every
+ * a new pseudo-random offset (noff, applied to the next batch), and every
  * kl_rotate batches the threads move round the CPUs.
  */
 static unsigned long long kl_rng = 0x9e3779b97f4a7c15ULL;
@@ -22,11 +37,11 @@ static void kl_relayout(void)
 {
 	int v;
 
-	for (v = 0; v < KL_NVARS; v++) {
+	for (v = 0; v < kl_T->nvars; v++) {
 		kl_rng ^= kl_rng << 13;
 		kl_rng ^= kl_rng >> 7;
 		kl_rng ^= kl_rng << 17;
-		kl_noff[v] = kl_relayout_on ? (long)(kl_rng % KL_SPREAD) : 0;
+		kl_T->noff[v] = kl_relayout_on ? (long)(kl_rng % KL_SPREAD) : 0;
 	}
 }
 
@@ -76,7 +91,7 @@ static void kl_barrier_sync(int *sense, int go)
 	int s = !*sense;
 
 	*sense = s;
-	if (__atomic_add_fetch(&kl_bar.count, 1, __ATOMIC_ACQ_REL) == KL_NT) {
+	if (__atomic_add_fetch(&kl_bar.count, 1, __ATOMIC_ACQ_REL) == kl_T->nt) {
 		__atomic_store_n(&kl_bar.count, 0, __ATOMIC_RELAXED);
 		if (go)
 			__atomic_store_n(&kl_go, kl_ticks() + (unsigned long long)kl_delay, __ATOMIC_RELAXED);
@@ -120,23 +135,20 @@ static double kl_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Histogram: open addressing on the state vector; one per thread. */
-struct kl_hent {
-	long long count;
-	long long v[KL_NCOL];
-};
+/* Histogram: open addressing on the state vector; one per thread.  An entry
+ * is a count and ncol values (kl_T->ncol + 1 long longs). */
 struct kl_hist {
-	struct kl_hent *e, *last;
+	long long *e, *last;
 	unsigned long cap, n;
 };
-static struct kl_hist kl_hist[KL_NT];
+static struct kl_hist kl_hist[KL_MAXT];
 
 static unsigned long kl_hash(const long long *v)
 {
 	unsigned long long h = 0xcbf29ce484222325ULL;
 	int i;
 
-	for (i = 0; i < KL_NCOL; i++) {
+	for (i = 0; i < kl_T->ncol; i++) {
 		h ^= (unsigned long long)v[i];
 		h *= 0x100000001b3ULL;
 		h ^= h >> 29;
@@ -144,9 +156,11 @@ static unsigned long kl_hash(const long long *v)
 	return (unsigned long)h;
 }
 
+#define KL_ENT(h, j) ((h)->e + (size_t)(j) * (size_t)(kl_T->ncol + 1))
+
 static void kl_hinit(struct kl_hist *h, unsigned long cap)
 {
-	h->e = calloc(cap, sizeof(*h->e));
+	h->e = calloc(cap, sizeof(long long) * (size_t)(kl_T->ncol + 1));
 	if (!h->e) {
 		fprintf(stderr, "harness: out of memory\n");
 		exit(3);
@@ -156,21 +170,22 @@ static void kl_hinit(struct kl_hist *h, unsigned long cap)
 	h->last = NULL;
 }
 
-static struct kl_hent *kl_hput(struct kl_hist *h, const long long *v, long long count)
+static long long *kl_hput(struct kl_hist *h, const long long *v, long long count)
 {
 	unsigned long m = h->cap - 1, j = kl_hash(v) & m;
+	size_t vs = sizeof(long long) * (size_t)kl_T->ncol;
 
 	for (;;) {
-		struct kl_hent *e = &h->e[j];
+		long long *e = KL_ENT(h, j);
 
-		if (!e->count) {
-			memcpy(e->v, v, sizeof(e->v));
-			e->count = count;
+		if (!e[0]) {
+			memcpy(e + 1, v, vs);
+			e[0] = count;
 			h->n++;
 			return e;
 		}
-		if (!memcmp(e->v, v, sizeof(e->v))) {
-			e->count += count;
+		if (!memcmp(e + 1, v, vs)) {
+			e[0] += count;
 			return e;
 		}
 		j = (j + 1) & m;
@@ -179,8 +194,8 @@ static struct kl_hent *kl_hput(struct kl_hist *h, const long long *v, long long 
 
 static void kl_hadd(struct kl_hist *h, const long long *v)
 {
-	if (h->last && !memcmp(h->last->v, v, sizeof(h->last->v))) {
-		h->last->count++;
+	if (h->last && !memcmp(h->last + 1, v, sizeof(long long) * (size_t)kl_T->ncol)) {
+		h->last[0]++;
 		return;
 	}
 	if ((h->n + 1) * 2 > h->cap) {
@@ -193,8 +208,8 @@ static void kl_hadd(struct kl_hist *h, const long long *v)
 		}
 		kl_hinit(&nh, h->cap * 2);
 		for (i = 0; i < h->cap; i++)
-			if (h->e[i].count)
-				kl_hput(&nh, h->e[i].v, h->e[i].count);
+			if (KL_ENT(h, i)[0])
+				kl_hput(&nh, KL_ENT(h, i) + 1, KL_ENT(h, i)[0]);
 		free(h->e);
 		*h = nh;
 	}
@@ -223,21 +238,21 @@ static double kl_t0;
 /*
  * One thread: run the batch in blocks of kl_sync iterations with a barrier
  * and a common start time before each block (the threads start each block
- * together and drift apart within it), fold this thread's share of the batch into its histogram,
- * then zero this thread's share of every variable's cells (spreading the
- * cells' ownership between the threads' caches).  Thread 0 times the
- * blocks only: kl_loop excludes histogram and reset.
+ * together and drift apart within it), fold this thread's share of the batch
+ * into its histogram, then zero this thread's share of every variable's cells
+ * (spreading the cells' ownership between the threads' caches).  Thread 0
+ * times the blocks only: kl_loop excludes histogram and reset.
  */
 static void *kl_thread(void *arg)
 {
-	int t = (int)(intptr_t)arg, sense = 0;
-	long lo = kl_batch * t / KL_NT, hi = kl_batch * (t + 1) / KL_NT;
-	long long s[KL_NCOL];
-
+	int t = (int)(intptr_t)arg, sense = 0, nt = kl_T->nt, nv = kl_T->nvars;
+	long lo = kl_batch * t / nt, hi = kl_batch * (t + 1) / nt;
+	long long s[kl_T->ncol];
 	long nb = 0;
 
 	kl_pin(t, 0);
-	KL_RCU_REGISTER();
+	if (kl_T->rcu)
+		KL_RCU_REGISTER();
 	for (;;) {
 		long b, i;
 		double q = 0;
@@ -246,25 +261,27 @@ static void *kl_thread(void *arg)
 			kl_barrier_go(&sense);
 			if (!t && !b)
 				q = kl_now();
-			kl_run(t, b, b + kl_sync < kl_batch ? b + kl_sync : kl_batch);
+			kl_T->run(t, b, b + kl_sync < kl_batch ? b + kl_sync : kl_batch);
 		}
 		kl_barrier(&sense);
 		if (!t)
 			kl_loop += kl_now() - q;
 		for (i = lo; i < hi; i++) {
-			kl_state(i, s);
+			kl_T->state(i, s);
 			kl_hadd(&kl_hist[t], s);
 		}
 		if (t == 0)
-			kl_relayout();	/* kl_noff: nobody reads it in this phase */
+			kl_relayout();	/* noff: nobody reads it in this phase */
 		kl_barrier(&sense);	/* everyone has read the batch */
 		/* Move before the reset: the cells a thread zeroes are then in the cache of the CPU it will run on. */
 		if (kl_rotate > 0 && ++nb % kl_rotate == 0 && kl_ncpus > 1)
 			kl_pin(t, nb / kl_rotate);
-		kl_reset(-1, lo, hi);	/* the next batch's cells, at kl_noff */
+		kl_T->reset(-1, lo, hi);	/* the next batch's cells, at noff */
 		if (t == 0) {
-			memcpy(kl_off, kl_noff, sizeof(kl_off));	/* read again after the barrier */
+			memcpy(kl_T->off, kl_T->noff, sizeof(long) * (size_t)nv);	/* read again after the barrier */
 			kl_total += kl_batch;
+			if (kl_progress)
+				*kl_progress = kl_total;
 			if ((kl_max_iter > 0 && kl_total >= kl_max_iter) ||
 			    (kl_max_time > 0 && kl_now() - kl_t0 >= kl_max_time))
 				__atomic_store_n(&kl_stop, 1, __ATOMIC_RELAXED);
@@ -273,41 +290,155 @@ static void *kl_thread(void *arg)
 		if (__atomic_load_n(&kl_stop, __ATOMIC_RELAXED))
 			break;
 	}
-	KL_RCU_UNREGISTER();
+	if (kl_T->rcu)
+		KL_RCU_UNREGISTER();
 	return NULL;
+}
+
+/* Run test k in this process and print its histogram. */
+static int kl_run_test(int k)
+{
+	pthread_t th[KL_MAXT];
+	int i, nt;
+	unsigned long j;
+	double t1;
+
+	kl_T = kl_tests[k];
+	nt = kl_T->nt;
+	if (kl_T->grace && kl_grace_iter > 0 && (kl_max_iter <= 0 || kl_max_iter > kl_grace_iter))
+		kl_max_iter = kl_grace_iter;	/* a grace period per iteration costs microseconds */
+	if (kl_batch < nt)
+		kl_batch = nt;
+	if (kl_batch > KL_BMAX)
+		kl_batch = KL_BMAX;
+	if (kl_max_iter > 0 && kl_max_iter < kl_batch)
+		kl_batch = kl_max_iter < nt ? nt : (long)kl_max_iter;
+	if (kl_sync < 1)
+		kl_sync = 1;
+	/* Spin, then yield: soon when threads outnumber CPUs, later otherwise (on
+	 * a loaded machine the partner may be preempted: yielding beats spinning). */
+	if (!kl_spin_limit)
+		kl_spin_limit = nt > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1024;
+	/* Threads that share a CPU run their blocks one after the other anyway:
+	 * more blocks only add context switches (IRIW, 4 threads on 2 CPUs: about
+	 * 4x the rate with one block per batch instead of blocks of 128). */
+	if (!kl_sync_set && nt > (kl_ncpus ? kl_ncpus : 1))
+		kl_sync = kl_batch;
+	for (i = 0; i < nt; i++)
+		kl_hinit(&kl_hist[i], 64);
+	kl_relayout();
+	kl_T->reset(-1, 0, kl_batch);
+	memcpy(kl_T->off, kl_T->noff, sizeof(long) * (size_t)kl_T->nvars);
+	kl_t0 = kl_now();
+	for (i = 1; i < nt; i++)
+		if (pthread_create(&th[i], NULL, kl_thread, (void *)(intptr_t)i)) {
+			fprintf(stderr, "harness: pthread_create failed\n");
+			return 3;
+		}
+	kl_thread((void *)0);
+	for (i = 1; i < nt; i++)
+		pthread_join(th[i], NULL);
+	t1 = kl_now();
+	printf("test %d\nthreads %d\ncpus %d\niterations %lld\nseconds %.6f\nloop_seconds %.6f\n", k, nt, kl_ncpus,
+	       kl_total, t1 - kl_t0, kl_loop);
+	for (i = 0; i < nt; i++)
+		for (j = 0; j < kl_hist[i].cap; j++)
+			if (KL_ENT(&kl_hist[i], j)[0]) {
+				const long long *e = KL_ENT(&kl_hist[i], j);
+				int c;
+
+				printf("state %lld", e[0]);
+				for (c = 0; c < kl_T->ncol; c++)
+					printf(" %lld", e[c + 1]);
+				putchar('\n');
+			}
+	printf("end %d\n", k);
+	return fflush(stdout) ? 3 : 0;
+}
+
+/*
+ * Run test k in a child process and watch it: no batch completed for
+ * kl_deadline seconds is a deadlock, more than kl_watchdog seconds in all a
+ * timeout; the child is killed and the verdict printed instead of its
+ * histogram.
+ */
+static void kl_watch(int k)
+{
+	sigset_t chld;
+	pid_t pid;
+	int status = 0;
+	long long seen = 0;
+	double t0, tseen, now;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	*kl_progress = 0;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("error %d fork failed\n", k);
+		return;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_UNBLOCK, &chld, NULL);
+		_exit(kl_run_test(k));
+	}
+	t0 = tseen = kl_now();
+	for (;;) {
+		struct timespec ts = { 0, 20000000 };	/* SIGCHLD ends the wait at once */
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		long long p = *kl_progress;
+
+		if (r == pid)
+			break;
+		now = kl_now();
+		if (p != seen) {
+			seen = p;
+			tseen = now;
+		}
+		if (now - tseen >= kl_deadline || (kl_watchdog > 0 && now - t0 >= kl_watchdog)) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			printf("%s %d iterations %lld seconds %.3f\n", now - tseen >= kl_deadline ? "deadlock" : "timeout",
+			       k, seen, now - t0);
+			return;
+		}
+		(void)sigtimedwait(&chld, NULL, &ts);
+	}
+	if (WIFSIGNALED(status))
+		printf("crash %d signal %d\n", k, WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		printf("error %d exit status %d\n", k, WEXITSTATUS(status));
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t th[KL_NT];
 	int i, c;
-	unsigned long k;
-	double t1;
 
-	while ((c = getopt(argc, argv, "n:t:b:s:w:y:d:a:l:")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:b:s:w:D:g:y:d:a:l:")) != -1) {
 		switch (c) {
 		case 'n': kl_max_iter = atoll(optarg); break;
 		case 't': kl_max_time = atof(optarg); break;
 		case 'b': kl_batch = atol(optarg); break;
 		case 's': kl_sync = atol(optarg); kl_sync_set = 1; break;
-		case 'w': alarm((unsigned)atoi(optarg)); break;
+		case 'w': kl_watchdog = atof(optarg); break;
+		case 'D': kl_deadline = atof(optarg); break;
+		case 'g': kl_grace_iter = atoll(optarg); break;
 		case 'y': kl_spin_limit = (unsigned)atol(optarg); break;
 		case 'd': kl_delay = atol(optarg); break;
 		case 'a': kl_rotate = atol(optarg); break;
 		case 'l': kl_relayout_on = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog] [-y spins] [-d delay] [-a rotate] [-l 0|1]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog] "
+				"[-D deadline] [-g grace-period iterations] [-y spins] [-d delay] [-a rotate] [-l 0|1] "
+				"[TEST...]\n(%d tests:", argv[0], KL_NTESTS);
+			for (i = 0; i < KL_NTESTS; i++)
+				fprintf(stderr, " %d %s", i, kl_tests[i]->name);
+			fprintf(stderr, ")\n");
 			return 2;
 		}
 	}
-	if (kl_batch < KL_NT)
-		kl_batch = KL_NT;
-	if (kl_batch > KL_BMAX)
-		kl_batch = KL_BMAX;
-	if (kl_max_iter > 0 && kl_max_iter < kl_batch)
-		kl_batch = kl_max_iter < KL_NT ? KL_NT : (long)kl_max_iter;
-	if (kl_sync < 1)
-		kl_sync = 1;
 #ifdef __linux__
 	{
 		cpu_set_t set;
@@ -318,41 +449,31 @@ int main(int argc, char **argv)
 					kl_cpus[kl_ncpus++] = i;
 	}
 #endif
-	/* Spin, then yield: soon when threads outnumber CPUs, later otherwise (on
-	 * a loaded machine the partner may be preempted: yielding beats spinning). */
-	if (!kl_spin_limit)
-		kl_spin_limit = KL_NT > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1024;
-	/* Threads that share a CPU run their blocks one after the other anyway:
-	 * more blocks only add context switches (IRIW, 4 threads on 2 CPUs: about
-	 * 4x the rate with one block per batch instead of blocks of 128). */
-	if (!kl_sync_set && KL_NT > (kl_ncpus ? kl_ncpus : 1))
-		kl_sync = kl_batch;
-	for (i = 0; i < KL_NT; i++)
-		kl_hinit(&kl_hist[i], 64);
-	kl_relayout();
-	kl_reset(-1, 0, kl_batch);
-	memcpy(kl_off, kl_noff, sizeof(kl_off));
-	kl_t0 = kl_now();
-	for (i = 1; i < KL_NT; i++)
-		if (pthread_create(&th[i], NULL, kl_thread, (void *)(intptr_t)i)) {
-			fprintf(stderr, "harness: pthread_create failed\n");
-			return 3;
-		}
-	kl_thread((void *)0);
-	for (i = 1; i < KL_NT; i++)
-		pthread_join(th[i], NULL);
-	t1 = kl_now();
-	printf("threads %d\ncpus %d\niterations %lld\nseconds %.6f\nloop_seconds %.6f\n", KL_NT, kl_ncpus, kl_total,
-	       t1 - kl_t0, kl_loop);
-	for (i = 0; i < KL_NT; i++)
-		for (k = 0; k < kl_hist[i].cap; k++)
-			if (kl_hist[i].e[k].count) {
-				int j;
+	kl_progress = mmap(NULL, sizeof(*kl_progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (kl_progress == MAP_FAILED) {
+		fprintf(stderr, "harness: mmap failed\n");
+		return 3;
+	}
+	{
+		sigset_t chld;
 
-				printf("state %lld", kl_hist[i].e[k].count);
-				for (j = 0; j < KL_NCOL; j++)
-					printf(" %lld", kl_hist[i].e[k].v[j]);
-				putchar('\n');
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, NULL);
+	}
+	if (optind == argc) {
+		for (i = 0; i < KL_NTESTS; i++)
+			kl_watch(i);
+	} else {
+		for (i = optind; i < argc; i++) {
+			int k = atoi(argv[i]);
+
+			if (k < 0 || k >= KL_NTESTS) {
+				fprintf(stderr, "harness: no test %s (0..%d)\n", argv[i], KL_NTESTS - 1);
+				return 2;
 			}
+			kl_watch(k);
+		}
+	}
 	return fflush(stdout) ? 3 : 0;
 }

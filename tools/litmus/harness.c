@@ -1,19 +1,149 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * katomic-litmus harness generator: one C program per test, the test's
- * thread bodies inlined into the runtime of harness-head.h/harness-main.h
- * (docs/litmus.md, "Harness technique").
+ * katomic-litmus harness generator: what a test needs (plan_test), and one C
+ * program for a group of tests (generate_program): each test's thread bodies
+ * inlined into loops over its own cells, every name of test k prefixed kl<k>_,
+ * and the runtime of harness-head.h/harness-main.h, which runs each test in a
+ * child process (docs/litmus.md, "Harness technique").
  */
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The harness runtime (harness-head.h, harness-main.h), embedded by embed.awk. */
 extern const char kl_rt_head[], kl_rt_main[];
 
-/* A type without const/volatile, for the register arrays. */
+/* ------------------------------------------------------------ what a test needs */
+static int body_has(const struct lt_thread *th, const char *word)
+{
+	return memmem(th->body, th->body_len, word, strlen(word)) != NULL;
+}
+
+/* A type that can hold an address: a pointer or a pointer-sized integer. */
+static int holds_address(const char *type)
+{
+	static const char *const wide[] = { "long", "intptr_t", "uintptr_t", "size_t", "u64", "s64", NULL };
+	int i;
+
+	if (strchr(type, '*'))
+		return 1;
+	for (i = 0; wide[i]; i++) {
+		const char *s = strstr(type, wide[i]);
+		size_t n = strlen(wide[i]);
+
+		if (s && (s == type || s[-1] == ' ') && (s[n] == 0 || s[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+static int scalar_narrow(const char *type)
+{
+	return type && !holds_address(type) && !strstr(type, "_t") && !strstr(type, "struct");
+}
+
+/* Does the condition compare a location that cannot hold an address with one? */
+static int expr_narrow_address(const struct lt_test *t, const struct lt_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->kind == LT_E_ATOM && e->val.is_sym && e->val.var >= 0) {
+		const char *type = e->loc.thread >= 0 ? t->threads[e->loc.thread].regs[e->loc.index].type
+						       : t->vars[e->loc.index].type;
+
+		if (scalar_narrow(type))
+			return 1;
+	}
+	return expr_narrow_address(t, e->a) || expr_narrow_address(t, e->b);
+}
+
+/*
+ * herd's values are untyped: an int location may hold an address.  A test
+ * that puts one there (init block or condition) gets every int widened to
+ * long, so that the address survives (C-llist-add-atomic: h=l1 with int *h).
+ */
+static int needs_wide(const struct lt_test *t)
+{
+	int i, j;
+
+	for (i = 0; i < t->nvars; i++)
+		if (t->vars[i].init_ptr >= 0 && scalar_narrow(t->vars[i].type))
+			return 1;
+	for (i = 0; i < t->nthreads; i++)
+		for (j = 0; j < t->threads[i].nregs; j++) {
+			const struct lt_reg *r = &t->threads[i].regs[j];
+
+			if (r->has_init && r->init_ptr >= 0 && scalar_narrow(r->type))
+				return 1;
+		}
+	return expr_narrow_address(t, t->cond) || expr_narrow_address(t, t->filter);
+}
+
+static void add_col(struct test *T, const struct lt_loc *l)
+{
+	int i;
+
+	for (i = 0; i < T->ncols; i++)
+		if (T->cols[i].thread == l->thread && T->cols[i].index == l->index)
+			return;
+	T->cols = xrealloc(T->cols, sizeof(*T->cols) * (size_t)(T->ncols + 1));
+	T->cols[T->ncols++] = *l;
+}
+
+static void expr_cols(struct test *T, const struct lt_expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == LT_E_ATOM) {
+		add_col(T, &e->loc);
+		if (e->val.is_loc)
+			add_col(T, &e->val.loc);
+	}
+	expr_cols(T, e->a);
+	expr_cols(T, e->b);
+}
+
+void plan_test(struct test *T, int urcu_ok)
+{
+	const struct lt_test *t = T->lt;
+	int th, l;
+
+	/*
+	 * RCU: rcu_read_lock/unlock and synchronize_rcu(_expedited) map to
+	 * liburcu when it is installed (urcu_ok); SRCU is the harness's own.
+	 * call_rcu is not mapped.
+	 */
+	for (th = 0; th < t->nthreads; th++) {
+		const struct lt_thread *tt = &t->threads[th];
+
+		if (body_has(tt, "synchronize_rcu"))
+			T->grace = T->rcu_grace = 1;
+		if (body_has(tt, "synchronize_srcu"))
+			T->grace = 1;
+		if (body_has(tt, "rcu_read_lock") || body_has(tt, "synchronize_rcu"))
+			T->urcu = 1;
+		if (body_has(tt, "call_rcu"))
+			T->skip = "needs call_rcu, not mapped";
+	}
+	if (T->urcu && !urcu_ok) {
+		T->urcu = 0;
+		if (T->rcu_grace && !T->skip)
+			T->skip = opt.no_urcu ?
+				"needs RCU grace periods (synchronize_rcu): liburcu disabled by --no-urcu" :
+				"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu, -lurcu-memb)";
+	}
+	T->wide = needs_wide(t);
+	for (l = 0; l < t->nlocs; l++)
+		add_col(T, &t->locs[l]);
+	expr_cols(T, t->filter);
+	expr_cols(T, t->cond);
+}
+
+/* ------------------------------------------------------------ types */
+/* A type without const/volatile, for registers and their arrays. */
 static char *strip_cv(const char *type)
 {
 	struct sbuf b = { 0 };
@@ -24,7 +154,7 @@ static char *strip_cv(const char *type)
 
 		if (!((n == 5 && !memcmp(s, "const", 5)) || (n == 8 && !memcmp(s, "volatile", 8)))) {
 			if (b.n)
-				sb_add(&b, " ", 1);
+				sb_puts(&b, " ");
 			sb_add(&b, s, n);
 		}
 		s += n;
@@ -32,42 +162,157 @@ static char *strip_cv(const char *type)
 			s++;
 	}
 	if (!b.s)
-		sb_add(&b, "int", 3);
+		sb_puts(&b, "int");
 	return b.s;
+}
+
+/* In a widened test: int -> long, unsigned -> unsigned long (the stars kept). */
+static char *widen(const struct test *T, const char *type)
+{
+	struct sbuf b = { 0 };
+	const char *s = type;
+	int has_int = 0, has_other = 0;
+
+	if (!T->wide)
+		return xstrdup(type);
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n == 3 && !memcmp(s, "int", 3))
+			has_int = 1;
+		else if (!(n == 8 && !memcmp(s, "unsigned", 8)) && !(n == 6 && !memcmp(s, "signed", 6)) &&
+			 !(n == 5 && !memcmp(s, "const", 5)) && !(n == 8 && !memcmp(s, "volatile", 8)) && *s != '*')
+			has_other = 1;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	if (has_other)
+		return xstrdup(type);
+	for (s = type; *s;) {
+		size_t n = strcspn(s, " ");
+
+		if (*s == '*' && !has_int) {
+			sb_puts(&b, " long");
+			has_int = 1;
+		}
+		if (b.n && b.s[b.n - 1] != ' ')
+			sb_puts(&b, " ");
+		if (n == 3 && !memcmp(s, "int", 3))
+			sb_puts(&b, "long");
+		else
+			sb_add(&b, s, n);
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	if (!has_int)
+		sb_puts(&b, " long");
+	return b.s;
+}
+
+static int is_type_word(const char *s, size_t n)
+{
+	return lt_type_word(s, n) || (n == 6 && !memcmp(s, "sizeof", 6)) || (n == 8 && !memcmp(s, "_Alignof", 8)) ||
+	       (n == 10 && !memcmp(s, "__typeof__", 10)) || (n == 6 && !memcmp(s, "typeof", 6)) ||
+	       (n == 4 && !memcmp(s, "NULL", 4));
+}
+
+/*
+ * Can an undeclared register take its type from its first assignment's
+ * right-hand side at the top of the thread?  Every name there must be a
+ * parameter or a register declared before it, a function or macro (followed
+ * by '('), a member (after . or ->) or a type word.
+ */
+static int rhs_typeable(const struct lt_thread *th, const struct lt_reg *r, const int *declared)
+{
+	const char *s = th->body + r->assign_at, *end = s + r->assign_len;
+
+	while (s < end) {
+		if (isalpha((unsigned char)*s) || *s == '_') {
+			const char *w = s, *a;
+			size_t n;
+			int j, ok = 0;
+
+			while (s < end && (isalnum((unsigned char)*s) || *s == '_'))
+				s++;
+			n = (size_t)(s - w);
+			for (a = s; a < end && isspace((unsigned char)*a); a++)
+				;
+			if ((a < end && *a == '(') || is_type_word(w, n) ||
+			    (w > th->body && (w[-1] == '.' || (w[-1] == '>' && w - 1 > th->body && w[-2] == '-'))))
+				continue;
+			for (j = 0; j < th->nparams && !ok; j++)
+				ok = strlen(th->params[j].name) == n && !memcmp(th->params[j].name, w, n);
+			for (j = 0; j < th->nregs && !ok; j++)
+				ok = declared[j] && strlen(th->regs[j].name) == n && !memcmp(th->regs[j].name, w, n);
+			if (!ok)
+				return 0;
+		} else if (isdigit((unsigned char)*s)) {
+			while (s < end && (isalnum((unsigned char)*s) || *s == '_' || *s == '.'))
+				s++;
+		} else if (*s == '"' || *s == '\'' || *s == '/') {
+			return 0;	/* strings and comments: not worth reading */
+		} else {
+			s++;
+		}
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------ code */
+static void emit_c_string(struct sbuf *b, const char *s)
+{
+	sb_puts(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_puts(b, "\\");
+		if ((unsigned char)*s >= 0x20)
+			sb_add(b, s, 1);
+	}
+	sb_puts(b, "\"");
+}
+
+static int sb_lines(const struct sbuf *b)
+{
+	int n = 1;
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		n += b->s[i] == '\n';
+	return n;
 }
 
 static void emit_line_directive(struct sbuf *b, int line, const char *path)
 {
-	sb_printf(b, "#line %d \"", line);
-	for (; *path; path++) {
-		if (*path == '"' || *path == '\\')
-			sb_add(b, "\\", 1);
-		if ((unsigned char)*path >= 0x20)
-			sb_add(b, path, 1);
-	}
-	sb_add(b, "\"\n", 2);
+	sb_printf(b, "#line %d ", line);
+	emit_c_string(b, path);
+	sb_puts(b, "\n");
 }
 
 /*
- * The cell of variable var in iteration idx: iteration i of a batch uses cell
- * i + kl_off[var] (offs "kl_off"); the reset prepares the next batch's cells,
- * at kl_noff (see kl_relayout() in harness-main.h).
+ * The cell of variable var in iteration idx of test k: iteration i of a batch
+ * uses cell i + off[var] (offs "off"); the reset prepares the next batch's
+ * cells, at "noff" (see kl_relayout() in harness-main.h).
  */
-static void emit_cell(struct sbuf *b, const struct lt_test *t, int var, const char *idx, const char *offs)
+static void emit_cell(struct sbuf *b, int k, int var, const char *idx, const char *offs)
 {
-	sb_printf(b, "kl_c_%s[%s + %s[%d]]", t->vars[var].name, idx, offs, var);
+	sb_printf(b, "kl%d_c%d[%s + kl%d_%s[%d]]", k, var, idx, k, offs, var);
 }
 
-static void emit_ptr_value(struct sbuf *b, const struct lt_test *t, const char *type, int var,
-			   const char *idx, const char *offs)
+/* A value converted to type: the address of a variable's cell, or a number. */
+static void emit_value(struct sbuf *b, int k, const char *type, int var, long long num, const char *idx,
+		       const char *offs)
 {
-	if (var < 0) {
-		sb_printf(b, "(%s)0", type);
-		return;
+	if (var >= 0) {
+		sb_printf(b, "(%s)(uintptr_t)&", type);
+		emit_cell(b, k, var, idx, offs);
+		sb_puts(b, ".v");
+	} else if (strchr(type, '*') || !strncmp(type, "__typeof__", 10)) {
+		sb_printf(b, "(%s)(intptr_t)%lldLL", type, num);
+	} else {
+		sb_printf(b, "(%s)%lldLL", type, num);
 	}
-	sb_printf(b, "(%s)&", type);
-	emit_cell(b, t, var, idx, offs);
-	sb_printf(b, ".v");
 }
 
 /*
@@ -114,14 +359,231 @@ static int var_home(const struct lt_test *t, int vi)
 	return first < 0 ? 0 : first;
 }
 
-void generate(struct test *T)
+static int col_of(const struct test *T, int thread, int index)
+{
+	int c;
+
+	for (c = 0; c < T->ncols; c++)
+		if (T->cols[c].thread == thread && T->cols[c].index == index)
+			return c;
+	return -1;
+}
+
+/* The type each register of thread th is declared with at the top of the thread. */
+static char **reg_types(const struct test *T, const struct lt_thread *th)
+{
+	char **types = xmalloc(sizeof(*types) * (size_t)(th->nregs + 1));
+	int *declared = xmalloc(sizeof(*declared) * (size_t)(th->nregs + 1));
+	int j, pass;
+
+	for (j = 0; j < th->nregs; j++) {
+		const struct lt_reg *r = &th->regs[j];
+
+		types[j] = NULL;
+		declared[j] = 0;
+		if (r->type) {
+			char *c = strip_cv(r->type);
+
+			types[j] = widen(T, c);
+			free(c);
+			declared[j] = 1;
+		} else if (!r->assign_len) {
+			/* only the init block names it */
+			types[j] = xstrdup(r->has_init && r->init_ptr >= 0 ? "intptr_t" : T->wide ? "long" : "int");
+			declared[j] = 1;
+		}
+	}
+	/* Undeclared, assigned: the type of their first right-hand side, in body order. */
+	for (pass = 0; pass < th->nregs; pass++) {
+		int best = -1;
+
+		for (j = 0; j < th->nregs; j++)
+			if (!types[j] && (best < 0 || th->regs[j].assign_at < th->regs[best].assign_at))
+				best = j;
+		if (best < 0)
+			break;
+		if (rhs_typeable(th, &th->regs[best], declared)) {
+			struct sbuf b = { 0 };
+
+			sb_printf(&b, "__typeof__((%.*s) + 0)", (int)th->regs[best].assign_len,
+				  th->body + th->regs[best].assign_at);
+			types[best] = b.s;
+		} else {
+			types[best] = xstrdup("intptr_t");
+		}
+		declared[best] = 1;
+	}
+	free(declared);
+	return types;
+}
+
+static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 {
 	const struct lt_test *t = T->lt;
-	struct sbuf b = { 0 };
-	int i, j, k;
+	const struct lt_thread *th = &t->threads[i];
+	char **types = reg_types(T, th);
+	size_t off = 0;
+	int j, c;
 
-	sb_printf(&b, "/* katomic-litmus harness for %s (generated) */\n", t->name);
-	sb_printf(&b, "#define _GNU_SOURCE\n%s#include <katomic/katomic.h>\n%s", T->urcu ? "#define KL_URCU 1\n" : "", kl_rt_head);
+	for (j = 0; j < th->nregs; j++)
+		if ((c = col_of(T, i, j)) >= 0)
+			sb_printf(b, "static %s kl%d_r%d_%d[KL_BMAX] __attribute__((aligned(64)));\n", types[j], k, i, j);
+	sb_printf(b, "static inline __attribute__((always_inline)) void kl%d_P%d(long kl_i", k, i);
+	for (j = 0; j < th->nparams; j++) {
+		char *pt = widen(T, th->params[j].type);
+
+		sb_printf(b, ", %s%s%s", pt, pt[strlen(pt) - 1] == '*' ? "" : " ", th->params[j].name);
+		free(pt);
+	}
+	sb_printf(b, ")\n{\n\tconst int kl_tid = %d;\n", i);
+	for (j = 0; j < th->nregs; j++) {
+		const struct lt_reg *r = &th->regs[j];
+
+		sb_printf(b, "\t%s %s = ", types[j], r->name);
+		emit_value(b, k, types[j], r->has_init ? r->init_ptr : -1, r->has_init ? r->init_val : 0, "kl_i", "off");
+		sb_puts(b, ";\n");
+	}
+	emit_line_directive(b, th->body_line, T->path);
+	for (j = 1; j < th->body_col; j++)
+		sb_puts(b, " ");
+	/* The body, the type words of its declarations blanked: the registers are declared above. */
+	for (j = 0; j < th->nblanks; j++) {
+		size_t s = th->blanks[j].off, n = th->blanks[j].len;
+
+		sb_add(b, th->body + off, s - off);
+		for (off = s; off < s + n; off++)
+			sb_add(b, th->body[off] == '\n' ? "\n" : " ", 1);
+	}
+	sb_add(b, th->body + off, th->body_len - off);
+	sb_puts(b, "\n");
+	for (j = 0; j < th->nregs; j++)
+		if (col_of(T, i, j) >= 0)
+			sb_printf(b, "\tkl%d_r%d_%d[kl_i] = %s;\n", k, i, j, th->regs[j].name);
+	sb_puts(b, "\t(void)kl_i;\n\t(void)kl_tid;\n}\n");
+	emit_line_directive(b, sb_lines(b) + 1, "harness.c");
+	for (j = 0; j < th->nregs; j++)
+		free(types[j]);
+	free(types);
+}
+
+/* The code of test T as test k of a program. */
+static void generate_test(struct sbuf *b, const struct test *T, int k)
+{
+	const struct lt_test *t = T->lt;
+	int i, j, nv = t->nvars;
+
+	sb_printf(b, "\n/* ---- test %d: %s (%s) */\n", k, t->name, T->path);
+	sb_printf(b, "static long kl%d_off[%d], kl%d_noff[%d];\n", k, nv + 1, k, nv + 1);
+	/* Cells: KL_SPREAD spare ones per variable, so each batch can start each
+	 * variable's cells at a different offset (a new relative layout). */
+	for (i = 0; i < nv; i++) {
+		char *ty = widen(T, t->vars[i].type);
+
+		sb_printf(b, "struct kl%d_cell%d { %s v; } __attribute__((aligned(64)));\n"
+			  "static struct kl%d_cell%d kl%d_c%d[KL_BMAX + KL_SPREAD];\n",
+			  k, i, ty, k, i, k, i);
+		free(ty);
+	}
+	/* Reset of a range of iterations: zero, then the init block. */
+	sb_printf(b, "static void kl%d_reset(int t, long lo, long hi)\n{\n\tlong i;\n\n\t(void)i;\n", k);
+	for (i = 0; i < nv; i++) {
+		sb_printf(b, "\tif (t < 0 || t == %d)\n\t\tmemset(&", var_home(t, i));
+		emit_cell(b, k, i, "lo", "noff");
+		sb_printf(b, ", 0, (size_t)(hi - lo) * sizeof(*kl%d_c%d));\n", k, i);
+	}
+	for (i = 0; i < nv; i++) {
+		const struct lt_var *v = &t->vars[i];
+		char *ty;
+
+		if (!v->has_init || (v->init_ptr < 0 && v->init_val == 0))
+			continue;
+		ty = widen(T, v->type);
+		sb_printf(b, "\tif (t < 0 || t == %d)\n", var_home(t, i));
+		sb_printf(b, "\tfor (i = lo; i < hi; i++)\n\t\t");
+		emit_cell(b, k, i, "i", "noff");
+		if (v->kind == LT_ATOMIC)
+			sb_printf(b, ".v.counter = %lldLL;\n", v->init_val);
+		else {
+			sb_puts(b, ".v = ");
+			emit_value(b, k, ty, v->init_ptr, v->init_val, "i", "noff");
+			sb_puts(b, ";\n");
+		}
+		free(ty);
+	}
+	sb_puts(b, "}\n");
+	/* Which variable's cell of iteration i an address is, or -1. */
+	sb_printf(b, "static int kl%d_addr(long i, uintptr_t p)\n{\n", k);
+	for (i = 0; i < nv; i++) {
+		sb_printf(b, "\tif (p == (uintptr_t)&");
+		emit_cell(b, k, i, "i", "off");
+		sb_printf(b, ".v)\n\t\treturn %d;\n", i);
+	}
+	sb_puts(b, "\t(void)i;\n\t(void)p;\n\treturn -1;\n}\n");
+	for (i = 0; i < t->nthreads; i++)
+		generate_thread(b, T, k, i);
+	sb_printf(b, "static void kl%d_run(int t, long lo, long hi)\n{\n\tlong i;\n\n\tswitch (t) {\n", k);
+	for (i = 0; i < t->nthreads; i++) {
+		const struct lt_thread *th = &t->threads[i];
+
+		sb_printf(b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++)\n\t\t\tkl%d_P%d(i", i, k, i);
+		for (j = 0; j < th->nparams; j++) {
+			char *pt = widen(T, th->params[j].type);
+
+			sb_printf(b, ", (%s)&", pt);
+			emit_cell(b, k, th->params[j].var, "i", "off");
+			sb_puts(b, ".v");
+			free(pt);
+		}
+		sb_puts(b, ");\n\t\tbreak;\n");
+	}
+	sb_puts(b, "\t}\n}\n");
+	/* The final state of iteration i: the values of the observed locations. */
+	sb_printf(b, "static void kl%d_state(long i, long long *s)\n{\n", k);
+	for (i = 0; i < T->ncols; i++) {
+		const struct lt_loc *l = &T->cols[i];
+
+		sb_printf(b, "\ts[%d] = ", i);
+		if (l->thread >= 0) {
+			sb_printf(b, "KL_VAL(kl%d_addr, i, kl%d_r%d_%d[i]);\n", k, k, l->thread, l->index);
+			continue;
+		}
+		switch (t->vars[l->index].kind) {
+		case LT_ATOMIC:
+			sb_puts(b, "(long long)");
+			emit_cell(b, k, l->index, "i", "off");
+			sb_puts(b, ".v.counter;\n");
+			break;
+		case LT_LOCK:
+			sb_puts(b, "spin_is_locked(&");
+			emit_cell(b, k, l->index, "i", "off");
+			sb_puts(b, ".v);\n");
+			break;
+		case LT_SRCU:
+			sb_puts(b, "0;\n");
+			break;
+		default:
+			sb_printf(b, "KL_VAL(kl%d_addr, i, ", k);
+			emit_cell(b, k, l->index, "i", "off");
+			sb_puts(b, ".v);\n");
+		}
+	}
+	if (!T->ncols)
+		sb_puts(b, "\ts[0] = 0;\n");
+	sb_puts(b, "\t(void)i;\n}\n");
+	sb_printf(b, "static const struct kl_test kl%d_test = {\n\t", k);
+	emit_c_string(b, t->name);
+	sb_printf(b, ", %d, %d, %d, %d, %d,\n\tkl%d_off, kl%d_noff, kl%d_reset, kl%d_run, kl%d_state\n};\n",
+		  t->nthreads, T->ncols ? T->ncols : 1, nv, T->grace, T->urcu, k, k, k, k, k);
+}
+
+char *generate_program(struct test *const *tests, int n, int urcu)
+{
+	struct sbuf b = { 0 };
+	int i;
+
+	sb_printf(&b, "/* katomic-litmus harness program (generated): %d test%s */\n", n, n == 1 ? "" : "s");
+	sb_printf(&b, "#define _GNU_SOURCE\n%s#include <katomic/katomic.h>\n%s", urcu ? "#define KL_URCU 1\n" : "",
+		  kl_rt_head);
 	/* Mutations: replace a primitive by another, e.g. smp_mb=barrier. */
 	for (i = 0; i < opt.nmutate; i++) {
 		const char *eq = strchr(opt.mutate[i], '=');
@@ -130,142 +592,11 @@ void generate(struct test *T)
 			  (int)(eq - opt.mutate[i]), opt.mutate[i], (int)(eq - opt.mutate[i]),
 			  opt.mutate[i], eq + 1);
 	}
-	sb_printf(&b, "#define KL_NT %d\n#define KL_NCOL %d\n", t->nthreads, T->ncols ? T->ncols : 1);
-	/* Cells: KL_SPREAD spare ones per variable, so each batch can start each
-	 * variable's cells at a different offset (a new relative layout). */
-	sb_printf(&b, "#define KL_NVARS %d\nstatic long kl_off[KL_NVARS + 1], kl_noff[KL_NVARS + 1];\n", t->nvars);
-	for (i = 0; i < t->nvars; i++)
-		sb_printf(&b, "struct kl_cell_%s { %s v; } __attribute__((aligned(64)));\n"
-			  "static struct kl_cell_%s kl_c_%s[KL_BMAX + KL_SPREAD];\n",
-			  t->vars[i].name, t->vars[i].type, t->vars[i].name, t->vars[i].name);
-	for (i = 0; i < t->nthreads; i++)
-		for (j = 0; j < t->threads[i].nregs; j++) {
-			char *ty = strip_cv(t->threads[i].regs[j].type);
-
-			sb_printf(&b, "static %s kl_r_%d_%s[KL_BMAX] __attribute__((aligned(64)));\n", ty, i, t->threads[i].regs[j].name);
-			free(ty);
-		}
-	/* Reset of a range of iterations: zero, then the init block. */
-	sb_add(&b, "static void kl_reset(int t, long lo, long hi)\n{\n\tlong i;\n\n\t(void)i;\n", 59);
-	for (i = 0; i < t->nvars; i++)
-	{
-		sb_printf(&b, "\tif (t < 0 || t == %d)\n\t\tmemset(&", var_home(t, i));
-		emit_cell(&b, t, i, "lo", "kl_noff");
-		sb_printf(&b, ", 0, (size_t)(hi - lo) * sizeof(*kl_c_%s));\n", t->vars[i].name);
-	}
-	for (i = 0; i < t->nvars; i++) {
-		const struct lt_var *v = &t->vars[i];
-
-		if (!v->has_init || (v->kind != LT_PTR && v->init_val == 0) ||
-		    (v->kind == LT_PTR && v->init_ptr < 0))
-			continue;
-		sb_printf(&b, "\tif (t < 0 || t == %d)\n", var_home(t, i));
-		sb_printf(&b, "\tfor (i = lo; i < hi; i++)\n\t\t");
-		emit_cell(&b, t, i, "i", "kl_noff");
-		sb_printf(&b, ".v%s = ", v->kind == LT_ATOMIC ? ".counter" : "");
-		if (v->kind == LT_PTR)
-			emit_ptr_value(&b, t, v->type, v->init_ptr, "i", "kl_noff");
-		else
-			sb_printf(&b, "%lldLL", v->init_val);
-		sb_add(&b, ";\n", 2);
-	}
-	sb_add(&b, "}\n", 2);
-	/* Pointer identification: 0 NULL, k+1 variable k, -1 elsewhere. */
-	sb_add(&b, "static long long kl_ptr_id(long i, const void *p)\n{\n\tif (!p)\n\t\treturn 0;\n", 73);
-	for (i = 0; i < t->nvars; i++) {
-		sb_printf(&b, "\tif (p == (const void *)&");
-		emit_cell(&b, t, i, "i", "kl_off");
-		sb_printf(&b, ".v)\n\t\treturn %d;\n", i + 1);
-	}
-	sb_add(&b, "\t(void)i;\n\treturn -1;\n}\n", 24);
-	/* Threads. */
-	for (i = 0; i < t->nthreads; i++) {
-		const struct lt_thread *th = &t->threads[i];
-		size_t off = 0;
-
-		sb_printf(&b, "static inline __attribute__((always_inline)) void kl_P%d(long kl_i", i);
-		for (j = 0; j < th->nparams; j++)
-			sb_printf(&b, ", %s%s%s", th->params[j].type,
-				  th->params[j].type[strlen(th->params[j].type) - 1] == '*' ? "" : " ",
-				  th->params[j].name);
-		sb_add(&b, ")\n{\n", 4);
-		emit_line_directive(&b, th->body_line, T->path);
-		for (k = 1; k < th->body_col; k++)
-			sb_add(&b, " ", 1);
-		for (j = 0; j < th->nregs; j++) {
-			const struct lt_reg *r = &th->regs[j];
-
-			if (r->zero_at == (size_t)-1)
-				continue;
-			sb_add(&b, th->body + off, r->zero_at - off);
-			off = r->zero_at;
-			sb_add(&b, " = ", 3);
-			if (r->has_init && r->is_ptr && r->init_ptr >= 0)
-				emit_ptr_value(&b, t, r->type, r->init_ptr, "kl_i", "kl_off");
-			else
-				sb_printf(&b, "(%s)%lldLL", r->type, r->has_init ? r->init_val : 0);
-		}
-		sb_add(&b, th->body + off, th->body_len - off);
-		sb_add(&b, "\n", 1);
-		for (j = 0; j < th->nregs; j++)
-			sb_printf(&b, "\tkl_r_%d_%s[kl_i] = %s;\n", i, th->regs[j].name, th->regs[j].name);
-		sb_add(&b, "\t(void)kl_i;\n}\n", 15);
-		emit_line_directive(&b, 1, "harness.c");
-	}
-	sb_add(&b, "static void kl_run(int t, long lo, long hi)\n{\n\tlong i;\n\n\tswitch (t) {\n", 70);
-	for (i = 0; i < t->nthreads; i++) {
-		const struct lt_thread *th = &t->threads[i];
-
-		sb_printf(&b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++)\n\t\t\tkl_P%d(i", i, i);
-		for (j = 0; j < th->nparams; j++) {
-			sb_printf(&b, ", &");
-			emit_cell(&b, t, th->params[j].var, "i", "kl_off");
-			sb_printf(&b, ".v");
-		}
-		sb_add(&b, ");\n\t\tbreak;\n", 12);
-	}
-	sb_add(&b, "\t}\n}\n", 5);
-	/* The final state of iteration i. */
-	sb_add(&b, "static void kl_state(long i, long long *s)\n{\n", 45);
-	for (i = 0; i < T->ncols; i++) {
-		const struct lt_loc *l = &T->cols[i];
-
-		if (l->thread >= 0) {
-			const struct lt_reg *r = &t->threads[l->thread].regs[l->index];
-
-			if (r->is_ptr)
-				sb_printf(&b, "\ts[%d] = kl_ptr_id(i, (const void *)kl_r_%d_%s[i]);\n", i, l->thread, r->name);
-			else
-				sb_printf(&b, "\ts[%d] = (long long)kl_r_%d_%s[i];\n", i, l->thread, r->name);
-		} else {
-			const struct lt_var *v = &t->vars[l->index];
-
-			switch (v->kind) {
-			case LT_PTR:
-				sb_printf(&b, "\ts[%d] = kl_ptr_id(i, (const void *)", i);
-				emit_cell(&b, t, l->index, "i", "kl_off");
-				sb_printf(&b, ".v);\n");
-				break;
-			case LT_ATOMIC:
-				sb_printf(&b, "\ts[%d] = (long long)", i);
-				emit_cell(&b, t, l->index, "i", "kl_off");
-				sb_printf(&b, ".v.counter;\n");
-				break;
-			case LT_LOCK:
-				sb_printf(&b, "\ts[%d] = spin_is_locked(&", i);
-				emit_cell(&b, t, l->index, "i", "kl_off");
-				sb_printf(&b, ".v);\n");
-				break;
-			default:
-				sb_printf(&b, "\ts[%d] = (long long)", i);
-				emit_cell(&b, t, l->index, "i", "kl_off");
-				sb_printf(&b, ".v;\n");
-			}
-		}
-	}
-	if (!T->ncols)
-		sb_add(&b, "\ts[0] = 0;\n", 11);
-	sb_printf(&b, "\t(void)i;\n}\n%s", kl_rt_main);
-	T->harness = b.s;
+	for (i = 0; i < n; i++)
+		generate_test(&b, tests[i], i);
+	sb_puts(&b, "\nstatic const struct kl_test *const kl_tests[] = {\n");
+	for (i = 0; i < n; i++)
+		sb_printf(&b, "\t&kl%d_test,\n", i);
+	sb_printf(&b, "};\n#define KL_NTESTS %d\n%s", n, kl_rt_main);
+	return b.s;
 }
-

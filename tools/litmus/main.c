@@ -26,7 +26,7 @@
 
 struct options opt = {
 	.backend = "c11", .cc = "gcc", .iterations = -1, .batch = 0, .sync = 0,
-	.jobs = 0, .timeout = 600, .rcu_iterations = 50000,
+	.jobs = 0, .timeout = 600, .rcu_iterations = 50000, .deadline = 5, .group = 32,
 };
 
 /* ------------------------------------------------------------ main */
@@ -82,22 +82,76 @@ static void usage(FILE *f)
 		"  --iterations N        iterations per test (default 10000000, or unbounded with --time)\n"
 		"  --time S              run each test for S seconds\n"
 		"  --json                JSON on stdout\n"
+		"  --parse-only          check the files only: no harness is compiled or run\n"
 		"  --mutate NAME=REPL    #define NAME(...) REPL(__VA_ARGS__) in the harness, e.g. smp_mb=barrier\n"
 		"  --cflags 'FLAGS'      extra compiler flags for the harnesses\n"
 		"  --batch N, --sync N   iterations per batch (<= 16384) and between resynchronisations\n"
 		"  --jobs N              parallel compilations (default: number of CPUs)\n"
+		"  --group N             tests per compiled harness program (default 32)\n"
 		"  --include DIR         katomic headers (default: ../include next to the binary, or ./include)\n"
 		"  --cache DIR           harness cache (default: litmus-cache next to the binary)\n"
-		"  --timeout S           kill a harness after S seconds (default 600)\n"
+		"  --deadline S          a test with no batch of iterations done in S s is a DEADLOCK (default 5)\n"
+		"  --timeout S           a test still running after S s is an ERROR (default 600)\n"
 		"  --no-urcu             do not map RCU to liburcu (tests calling synchronize_rcu are skipped)\n"
-		"  --rcu-iterations N    at most N iterations for tests calling synchronize_rcu (default 50000)\n"
+		"  --rcu-iterations N    at most N iterations for tests calling a grace period (default 50000)\n"
 		"Exit status: 0 all passed, 1 a test failed, 2 bad input or usage.\n");
+}
+
+/* What the run came to, for the last lines and the JSON. */
+static struct tally tally;
+static int reported, first_json = 1, nfiles_total;
+
+static void report(struct test *T)
+{
+	if (T->verdict == V_PARSE) {
+		tally.bad++;
+	} else if (!opt.parse_only) {
+		tally.passed += T->verdict == V_PASS || T->verdict == V_NOTSEEN;
+		tally.notseen += T->verdict == V_NOTSEEN;
+		tally.skipped += T->verdict == V_SKIP;
+		tally.failed += T->verdict == V_FAIL || T->verdict == V_ERROR;
+		tally.unjudged += T->verdict == V_UNJUDGED;
+		tally.datarace += T->verdict == V_DATARACE;
+		tally.deadlock += T->deadlock;
+		if (!opt.json && T->verdict != V_SKIP)
+			fprintf(stderr, "katomic-litmus: [%d/%d] %s (%s, %s) ... %s, %.1fM iter/s\n", reported + 1,
+				nfiles_total, T->lt->name, opt.backend, opt.cc,
+				T->deadlock && T->verdict == V_PASS ? "PASS (DEADLOCK)" : verdict_name(T->verdict),
+				T->secs > 0 && !T->deadlock ? (double)T->iters / T->secs / 1e6 : 0.0);
+	}
+	reported++;
+	if (opt.json)
+		print_json_test(T, first_json);
+	else if (T->verdict != V_PARSE && !opt.parse_only)
+		print_text(T);
+	first_json = 0;
+	fflush(stdout);
+}
+
+static double parse_seconds(const char *name, const char *v)
+{
+	char *e;
+	double d = strtod(v, &e);
+
+	if (*e || !(d > 0))
+		die("%s: a positive number of seconds", name);
+	return d;
+}
+
+static long long parse_count(const char *name, const char *v)
+{
+	char *e;
+	long long n = strtoll(v, &e, 10);
+
+	if (*e || n <= 0)
+		die("%s: a positive number", name);
+	return n;
 }
 
 int main(int argc, char **argv)
 {
 	char **files = NULL;
-	int nfiles = 0, i, passed = 0, failed = 0, notseen = 0, skipped = 0, bad = 0;
+	int nfiles = 0, i, urcu_ok = 0;
 	struct test *tests;
 	char asmh[PATH_MAX + 96];
 	struct stat st;
@@ -116,25 +170,21 @@ int main(int argc, char **argv)
 		} else if (ARG("--cc")) {
 			opt.cc = v;
 		} else if (ARG("--iterations")) {
-			char *e;
-
-			opt.iterations = strtoll(v, &e, 10);
-			if (*e || opt.iterations <= 0)
-				die("--iterations: a positive number");
+			opt.iterations = parse_count("--iterations", v);
 		} else if (ARG("--time")) {
-			char *e;
-
-			opt.time = strtod(v, &e);
-			if (*e || !(opt.time > 0))
-				die("--time: a positive number of seconds");
+			opt.time = parse_seconds("--time", v);
 		} else if (ARG("--batch")) {
 			opt.batch = atol(v);
 		} else if (ARG("--sync")) {
 			opt.sync = atol(v);
 		} else if (ARG("--jobs")) {
 			opt.jobs = atoi(v);
+		} else if (ARG("--group")) {
+			opt.group = (int)parse_count("--group", v);
 		} else if (ARG("--timeout")) {
 			opt.timeout = atoi(v);
+		} else if (ARG("--deadline")) {
+			opt.deadline = parse_seconds("--deadline", v);
 		} else if (ARG("--include")) {
 			opt.include = v;
 		} else if (ARG("--cache")) {
@@ -155,14 +205,12 @@ int main(int argc, char **argv)
 			opt.mutate[opt.nmutate++] = v;
 		} else if (!strcmp(a, "--json")) {
 			opt.json = 1;
+		} else if (!strcmp(a, "--parse-only")) {
+			opt.parse_only = 1;
 		} else if (!strcmp(a, "--no-urcu")) {
 			opt.no_urcu = 1;
 		} else if (ARG("--rcu-iterations")) {
-			char *e;
-
-			opt.rcu_iterations = strtoll(v, &e, 10);
-			if (*e || opt.rcu_iterations <= 0)
-				die("--rcu-iterations: a positive number");
+			opt.rcu_iterations = parse_count("--rcu-iterations", v);
 		} else if (a[0] == '-' && a[1]) {
 			usage(stderr);
 			die("unknown option %s", a);
@@ -182,119 +230,71 @@ int main(int argc, char **argv)
 
 		opt.jobs = n > 0 ? (int)n : 1;
 	}
-	find_include(argv[0]);
-	snprintf(asmh, sizeof(asmh), "%s/katomic/backend/asm.h", include_dir);
-	if (!strcmp(opt.backend, "asm") && stat(asmh, &st))
-		die("the asm backend is not available (%s is missing)", asmh);
-	if (mkdir_p(opt.cache))
-		die("cannot create %s: %s", opt.cache, strerror(errno));
+	if (!opt.parse_only) {
+		find_include();
+		snprintf(asmh, sizeof(asmh), "%s/katomic/backend/asm.h", include_dir);
+		if (!strcmp(opt.backend, "asm") && stat(asmh, &st))
+			die("the asm backend is not available (%s is missing)", asmh);
+		if (mkdir_p(opt.cache))
+			die("cannot create %s: %s", opt.cache, strerror(errno));
+		urcu_ok = urcu_available();
+	}
 
 	tests = xmalloc(sizeof(*tests) * (size_t)nfiles);
 	memset(tests, 0, sizeof(*tests) * (size_t)nfiles);
+	nfiles_total = nfiles;
 	for (i = 0; i < nfiles; i++) {
 		struct test *T = &tests[i];
 		struct lt_error err;
 		size_t len;
-		int th;
 
 		T->path = files[i];
 		if (read_file(T->path, &T->src, &len)) {
-			fprintf(stderr, "%s: %s\n", T->path, strerror(errno));
+			char msg[PATH_MAX + 64];
+
+			snprintf(msg, sizeof(msg), "%s:1:1: %s", T->path, strerror(errno));
+			fprintf(stderr, "%s\n", msg);
 			T->verdict = V_PARSE;
-			T->error = xstrdup(strerror(errno));
-			bad = 1;
+			T->error = xstrdup(msg);
+			T->done = 1;
 			continue;
 		}
 		T->lt = lt_parse(T->src, len, &err);
 		if (!T->lt) {
-			char msg[512];
+			char msg[PATH_MAX + 256];
 
 			snprintf(msg, sizeof(msg), "%s:%d:%d: %s", T->path, err.line, err.col, err.msg);
 			fprintf(stderr, "%s\n", msg);
 			T->verdict = V_PARSE;
 			T->error = xstrdup(msg);
-			bad = 1;
+			T->done = 1;
 			continue;
 		}
-		/*
-		 * RCU: rcu_read_lock/unlock and synchronize_rcu(_expedited) map to
-		 * liburcu when it is installed; call_rcu and SRCU are not mapped.
-		 */
-		for (th = 0; th < T->lt->nthreads; th++) {
-			const struct lt_thread *tt = &T->lt->threads[th];
-
-			if (memmem(tt->body, tt->body_len, "synchronize_rcu", 15))
-				T->grace = 1;
-			if (memmem(tt->body, tt->body_len, "rcu_read_lock", 13) || T->grace)
-				T->urcu = 1;
-			if (memmem(tt->body, tt->body_len, "call_rcu", 8) ||
-			    memmem(tt->body, tt->body_len, "srcu", 4))
-				T->skip = "needs call_rcu or SRCU, not mapped";
-		}
-		if (T->urcu && !urcu_available()) {
-			T->urcu = 0;
-			if (T->grace && !T->skip)
-				T->skip = opt.no_urcu ?
-					"needs RCU grace periods (synchronize_rcu): liburcu disabled by --no-urcu" :
-					"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu, -lurcu-memb)";
-		}
-		{
-			int l;
-
-			for (l = 0; l < T->lt->nlocs; l++)
-				add_col(T, &T->lt->locs[l]);
-			expr_cols(T, T->lt->filter);
-			expr_cols(T, T->lt->cond);
-		}
-		if (T->skip)
-			continue;
-		generate(T);
-		cache_path(T);
-	}
-	compile_all(tests, nfiles);
-	for (i = 0; i < nfiles; i++) {
-		struct test *T = &tests[i];
-
-		if (T->verdict == V_PARSE)
-			continue;
-		if (T->skip) {
+		plan_test(T, urcu_ok);
+		if (opt.parse_only || T->skip) {
 			T->verdict = V_SKIP;
-			skipped++;
-		} else if (!T->compiled_ok) {
-			T->verdict = V_ERROR;
-			T->error = T->compile_log;
-			T->compile_log = NULL;
-			if (!T->error)
-				T->error = xstrdup("compilation failed");
-		} else {
-			if (!opt.json)
-				fprintf(stderr, "katomic-litmus: [%d/%d] %s (%s, %s) ...", i + 1, nfiles,
-					T->lt->name, opt.backend, opt.cc);
-			if (run_harness(T))
-				T->verdict = V_ERROR;
-			else
-				judge(T);
-			if (!opt.json)
-				fprintf(stderr, " %s, %.1fM iter/s\n", verdict_name(T->verdict),
-					T->secs > 0 ? (double)T->iters / T->secs / 1e6 : 0.0);
+			T->expected = lt_result_name(T->lt->result);
+			T->done = 1;
 		}
-		if (T->verdict == V_PASS || T->verdict == V_NOTSEEN)
-			passed++;
-		if (T->verdict == V_NOTSEEN)
-			notseen++;
-		if (T->verdict == V_FAIL || T->verdict == V_ERROR)
-			failed++;
-		if (!opt.json)
-			print_text(T);
-		fflush(stdout);
+	}
+	if (opt.json)
+		print_json_head();
+	if (opt.parse_only) {
+		for (i = 0; i < nfiles; i++)
+			report(&tests[i]);
+	} else {
+		run_all(tests, nfiles, report);
 	}
 	if (opt.json) {
-		print_json(tests, nfiles, passed, failed);
-		fprintf(stderr, "%d passed, %d failed\n", passed, failed);
+		print_json_tail(&tally);
+		fprintf(stderr, "%d passed, %d failed\n", tally.passed, tally.failed);
+	} else if (opt.parse_only) {
+		printf("%d parsed, %d rejected\n", nfiles - tally.bad, tally.bad);
 	} else {
-		printf("(%d not seen, %d skipped, %d bad input; backend %s, cc %s)\n", notseen, skipped,
-		       bad, opt.backend, opt.cc);
-		printf("%d passed, %d failed\n", passed, failed);
+		printf("(%d not seen, %d skipped, %d bad input, %d unjudged, %d datarace, %d deadlock; backend %s, cc %s)\n",
+		       tally.notseen, tally.skipped, tally.bad, tally.unjudged, tally.datarace, tally.deadlock,
+		       opt.backend, opt.cc);
+		printf("%d passed, %d failed\n", tally.passed, tally.failed);
 	}
 	for (i = 0; i < nfiles; i++) {
 		int k;
@@ -303,9 +303,7 @@ int main(int argc, char **argv)
 			free(tests[i].states[k].vals);
 		free(tests[i].states);
 		free(tests[i].cols);
-		free(tests[i].harness);
 		free(tests[i].error);
-		free(tests[i].compile_log);
 		free(tests[i].src);
 		lt_free(tests[i].lt);
 		free(files[i]);
@@ -313,5 +311,5 @@ int main(int argc, char **argv)
 	free(tests);
 	free(files);
 	free(opt.mutate);
-	return bad ? 2 : failed ? 1 : 0;
+	return tally.bad ? 2 : tally.failed ? 1 : 0;
 }

@@ -14,23 +14,19 @@ const char *verdict_name(enum verdict v)
 	case V_FAIL: return "FAIL";
 	case V_ERROR: return "ERROR";
 	case V_SKIP: return "SKIP";
+	case V_UNJUDGED: return "UNJUDGED";
+	case V_DATARACE: return "DATARACE";
 	default: return "PARSE ERROR";
 	}
 }
 
-
-static void format_val(const struct test *T, int c, long long v, char *buf, size_t size)
+/* A value as herd prints it: the name of the variable whose address it is, or the number. */
+void format_val(const struct test *T, long long v, char *buf, size_t size)
 {
-	if (col_is_ptr(T->lt, &T->cols[c])) {
-		if (v > 0 && v <= T->lt->nvars)
-			snprintf(buf, size, "%s", T->lt->vars[v - 1].name);
-		else if (v == 0)
-			snprintf(buf, size, "0");
-		else
-			snprintf(buf, size, "?");
-	} else {
+	if (v >= LT_ADDR(0) && v < LT_ADDR(T->lt->nvars))
+		snprintf(buf, size, "%s", T->lt->vars[v - LT_ADDR(0)].name);
+	else
 		snprintf(buf, size, "%lld", v);
-	}
 }
 
 static void format_state(const struct test *T, const long long *v, struct sbuf *b)
@@ -41,7 +37,7 @@ static void format_state(const struct test *T, const long long *v, struct sbuf *
 		char loc[128], val[128];
 
 		lt_loc_format(T->lt, &T->cols[c], loc, sizeof(loc));
-		format_val(T, c, v[c], val, sizeof(val));
+		format_val(T, v[c], val, sizeof(val));
 		sb_printf(b, "%s%s=%s;", c ? " " : "", loc, val);
 	}
 }
@@ -58,13 +54,17 @@ static int cmp_state(const void *a, const void *b)
 	return 0;
 }
 
+static const char *expected_text(const struct test *T)
+{
+	return T->expected ? T->expected : lt_result_name(T->lt->result);
+}
 
 void print_text(struct test *T)
 {
 	const struct lt_test *t = T->lt;
 	int k;
 
-	printf("Test %s %s (%s)\n", t->name, T->expected ? T->expected : lt_result_name(t->result), T->path);
+	printf("Test %s %s%s (%s)\n", t->name, expected_text(T), t->datarace ? " DATARACE" : "", T->path);
 	if (T->verdict == V_SKIP) {
 		printf("Skipped: %s\n\n", T->skip);
 		return;
@@ -73,94 +73,112 @@ void print_text(struct test *T)
 		printf("Error: %s\n\n", T->error ? T->error : "?");
 		return;
 	}
-	sort_T = T;
-	qsort(T->states, (size_t)T->nstates, sizeof(*T->states), cmp_state);
-	printf("Histogram (%d states)\n", T->nstates);
-	for (k = 0; k < T->nstates; k++) {
-		struct sbuf b = { 0 };
-		const long long *v = T->states[k].vals;
-		int f = in_filter(T, v), w = f && eval(T, t->cond, v);
+	if (T->deadlock) {
+		printf("Deadlock: no batch of iterations completed in %g s (%lld iterations before)\n", opt.deadline,
+		       T->iters);
+	} else {
+		sort_T = T;
+		qsort(T->states, (size_t)T->nstates, sizeof(*T->states), cmp_state);
+		printf("Histogram (%d states)\n", T->nstates);
+		for (k = 0; k < T->nstates; k++) {
+			struct sbuf b = { 0 };
+			const long long *v = T->states[k].vals;
+			int f = in_filter(T, v), w = f && eval(T, t->cond, v);
 
-		format_state(T, v, &b);
-		printf("%-12lld%s>%s%s\n", T->states[k].count, !f ? "#" : w ? "*" : ":", b.s ? b.s : "",
-		       f ? "" : "  (filtered out)");
-		free(b.s);
+			format_state(T, v, &b);
+			printf("%-12lld%s>%s%s\n", T->states[k].count, !f ? "#" : w ? "*" : ":", b.s ? b.s : "",
+			       f ? "" : "  (filtered out)");
+			free(b.s);
+		}
+		printf("Witnesses\nPositive: %lld, Negative: %lld\n", T->pos, T->neg);
+		if (t->filter)
+			printf("Filter applied\n");
 	}
-	printf("Witnesses\nPositive: %lld, Negative: %lld\n", T->pos, T->neg);
-	if (t->filter)
-		printf("Filter applied\n");
 	printf("Condition %s\n", t->cond_text);
 	printf("Observation %s %s %lld %lld\n", t->name, T->observation, T->pos, T->neg);
-	printf("Rate %s %lld iterations in %.3f s: %.2fM iter/s (loop %.2fM iter/s), witnesses %.4f%% (%s, %s%s)\n",
-	       t->name, T->iters, T->secs, T->secs > 0 ? (double)T->iters / T->secs / 1e6 : 0.0,
-	       T->loop_secs > 0 ? (double)T->iters / T->loop_secs / 1e6 : 0.0,
-	       T->pos + T->neg ? 100.0 * (double)T->pos / (double)(T->pos + T->neg) : 0.0,
-	       opt.backend, opt.cc, T->urcu ? ", liburcu" : "");
-	printf("Verdict %s %s (expected %s, observed %s)\n\n", t->name, verdict_name(T->verdict),
-	       T->expected, T->observation);
+	if (!T->deadlock)
+		printf("Rate %s %lld iterations in %.3f s: %.2fM iter/s (loop %.2fM iter/s), witnesses %.4f%% (%s, %s%s)\n",
+		       t->name, T->iters, T->secs, T->secs > 0 ? (double)T->iters / T->secs / 1e6 : 0.0,
+		       T->loop_secs > 0 ? (double)T->iters / T->loop_secs / 1e6 : 0.0,
+		       T->pos + T->neg ? 100.0 * (double)T->pos / (double)(T->pos + T->neg) : 0.0,
+		       opt.backend, opt.cc, T->urcu ? ", liburcu" : "");
+	printf("Verdict %s %s (expected %s, observed %s)\n\n", t->name, verdict_name(T->verdict), expected_text(T),
+	       T->observation);
 }
 
-void print_json(struct test *tests, int ntests, int passed, int failed)
+void print_json_head(void)
 {
-	int i, k, c;
-
 	printf("{\"backend\":");
 	json_str(stdout, opt.backend);
 	printf(",\"cc\":");
 	json_str(stdout, opt.cc);
-	printf(",\"tests\":[");
-	for (i = 0; i < ntests; i++) {
-		struct test *T = &tests[i];
-
-		printf("%s\n{\"file\":", i ? "," : "");
-		json_str(stdout, T->path);
-		if (T->verdict == V_PARSE) {
-			printf(",\"verdict\":\"parse error\",\"error\":");
-			json_str(stdout, T->error ? T->error : "");
-			printf("}");
-			continue;
-		}
-		printf(",\"name\":");
-		json_str(stdout, T->lt->name);
-		printf(",\"expected\":");
-		json_str(stdout, T->expected ? T->expected : lt_result_name(T->lt->result));
-		printf(",\"verdict\":");
-		json_str(stdout, T->verdict == V_NOTSEEN ? "not seen" : verdict_name(T->verdict));
-		if (T->verdict == V_SKIP || T->verdict == V_ERROR) {
-			printf(",\"reason\":");
-			json_str(stdout, T->skip ? T->skip : T->error ? T->error : "");
-			printf("}");
-			continue;
-		}
-		printf(",\"condition\":");
-		json_str(stdout, T->lt->cond_text);
-		printf(",\"observation\":\"%s\",\"positive\":%lld,\"negative\":%lld", T->observation,
-		       T->pos, T->neg);
-		printf(",\"iterations\":%lld,\"seconds\":%.6f,\"loop_seconds\":%.6f,\"iterations_per_second\":%.0f,"
-		       "\"loop_iterations_per_second\":%.0f,\"rcu\":%s,\"witness_rate\":%.6f",
-		       T->iters, T->secs, T->loop_secs, T->secs > 0 ? (double)T->iters / T->secs : 0.0,
-		       T->loop_secs > 0 ? (double)T->iters / T->loop_secs : 0.0, T->urcu ? "\"liburcu\"" : "null",
-		       T->pos + T->neg ? (double)T->pos / (double)(T->pos + T->neg) : 0.0);
-		printf(",\"states\":[");
-		for (k = 0; k < T->nstates; k++) {
-			const long long *v = T->states[k].vals;
-
-			printf("%s{\"count\":%lld,\"witness\":%s,\"values\":{", k ? "," : "", T->states[k].count,
-			       in_filter(T, v) && eval(T, T->lt->cond, v) ? "true" : "false");
-			for (c = 0; c < T->ncols; c++) {
-				char loc[128], val[128];
-
-				lt_loc_format(T->lt, &T->cols[c], loc, sizeof(loc));
-				format_val(T, c, v[c], val, sizeof(val));
-				printf("%s", c ? "," : "");
-				json_str(stdout, loc);
-				putchar(':');
-				json_str(stdout, val);
-			}
-			printf("}}");
-		}
-		printf("]}");
-	}
-	printf("\n],\"passed\":%d,\"failed\":%d}\n", passed, failed);
+	if (opt.parse_only)
+		printf(",\"parse_only\":true");
+	printf(",\"deadline_seconds\":%g,\"tests\":[", opt.deadline);
 }
 
+/* One test per line (consumers read it line by line). */
+void print_json_test(struct test *T, int first)
+{
+	int k, c;
+
+	printf("%s\n{\"file\":", first ? "" : ",");
+	json_str(stdout, T->path);
+	if (T->verdict == V_PARSE) {
+		printf(",\"verdict\":\"parse error\",\"error\":");
+		json_str(stdout, T->error ? T->error : "");
+		printf("}");
+		return;
+	}
+	printf(",\"name\":");
+	json_str(stdout, T->lt->name);
+	printf(",\"expected\":");
+	json_str(stdout, expected_text(T));
+	printf(",\"datarace\":%s,\"threads\":%d", T->lt->datarace ? "true" : "false", T->lt->nthreads);
+	if (opt.parse_only) {
+		printf(",\"verdict\":\"parsed\"}");
+		return;
+	}
+	printf(",\"verdict\":");
+	json_str(stdout, T->verdict == V_NOTSEEN ? "not seen" : verdict_name(T->verdict));
+	if (T->verdict == V_SKIP || T->verdict == V_ERROR) {
+		printf(",\"reason\":");
+		json_str(stdout, T->skip ? T->skip : T->error ? T->error : "");
+		printf("}");
+		return;
+	}
+	printf(",\"condition\":");
+	json_str(stdout, T->lt->cond_text);
+	printf(",\"observation\":\"%s\",\"positive\":%lld,\"negative\":%lld", T->observation, T->pos, T->neg);
+	printf(",\"iterations\":%lld,\"seconds\":%.6f,\"loop_seconds\":%.6f,\"iterations_per_second\":%.0f,"
+	       "\"loop_iterations_per_second\":%.0f,\"rcu\":%s,\"witness_rate\":%.6f",
+	       T->iters, T->secs, T->loop_secs, T->secs > 0 ? (double)T->iters / T->secs : 0.0,
+	       T->loop_secs > 0 ? (double)T->iters / T->loop_secs : 0.0, T->urcu ? "\"liburcu\"" : "null",
+	       T->pos + T->neg ? (double)T->pos / (double)(T->pos + T->neg) : 0.0);
+	printf(",\"states\":[");
+	for (k = 0; k < T->nstates; k++) {
+		const long long *v = T->states[k].vals;
+
+		printf("%s{\"count\":%lld,\"witness\":%s,\"values\":{", k ? "," : "", T->states[k].count,
+		       in_filter(T, v) && eval(T, T->lt->cond, v) ? "true" : "false");
+		for (c = 0; c < T->ncols; c++) {
+			char loc[128], val[128];
+
+			lt_loc_format(T->lt, &T->cols[c], loc, sizeof(loc));
+			format_val(T, v[c], val, sizeof(val));
+			printf("%s", c ? "," : "");
+			json_str(stdout, loc);
+			putchar(':');
+			json_str(stdout, val);
+		}
+		printf("}}");
+	}
+	printf("]}");
+}
+
+void print_json_tail(const struct tally *n)
+{
+	printf("\n],\"passed\":%d,\"failed\":%d,\"not_seen\":%d,\"skipped\":%d,\"bad_input\":%d,"
+	       "\"unjudged\":%d,\"datarace\":%d,\"deadlock\":%d}\n",
+	       n->passed, n->failed, n->notseen, n->skipped, n->bad, n->unjudged, n->datarace, n->deadlock);
+}

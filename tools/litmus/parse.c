@@ -37,13 +37,15 @@ struct lexer {
 	int cmode;		/* inside a thread body: C comments only */
 };
 
+/* A register named in the init block (0:r0=1; int *1:r1;), resolved after the threads. */
 struct pending_reg_init {
 	int thread;
 	const char *reg;
+	const char *type;	/* NULL: untyped */
 	int line, col;
+	int has_val;
 	long long val;
-	const char *sym;	/* pointer value, or NULL */
-	int is_sym;
+	const char *sym;	/* an address value (variable name or NULL), or NULL */
 };
 
 struct parser {
@@ -145,7 +147,7 @@ static void scan_result(struct parser *p, size_t from, size_t to)
 {
 	static const struct { const char *w; enum lt_result r; } words[] = {
 		{ "Never", LT_RES_NEVER }, { "Sometimes", LT_RES_SOMETIMES },
-		{ "Always", LT_RES_ALWAYS }, { "Maybe", LT_RES_MAYBE },
+		{ "Always", LT_RES_ALWAYS }, { "Maybe", LT_RES_MAYBE }, { "DEADLOCK", LT_RES_DEADLOCK },
 	};
 	size_t i, k;
 
@@ -162,6 +164,11 @@ static void scan_result(struct parser *p, size_t from, size_t to)
 
 			if (i + n <= to && !memcmp(p->lx.buf + i, words[k].w, n)) {
 				p->t->result = words[k].r;
+				/* herd's flag after the verdict: "Result: Sometimes DATARACE" */
+				for (i += n; i < to && (p->lx.buf[i] == ' ' || p->lx.buf[i] == '\t'); i++)
+					;
+				if (i + 8 <= to && !memcmp(p->lx.buf + i, "DATARACE", 8))
+					p->t->datarace = 1;
 				return;
 			}
 		}
@@ -286,7 +293,8 @@ static void next(struct parser *p)
 		t->punct[0] = (char)c;
 		ladv(l);
 		if ((c == '/' && lpeek(l, 0) == '\\') || (c == '\\' && lpeek(l, 0) == '/') ||
-		    (c == '=' && lpeek(l, 0) == '=') || (c == '!' && lpeek(l, 0) == '=')) {
+		    (c == '=' && lpeek(l, 0) == '=') || (c == '!' && lpeek(l, 0) == '=') ||
+		    (!l->cmode && c == '=' && lpeek(l, 0) == '>')) {
 			t->punct[1] = (char)lpeek(l, 0);
 			ladv(l);
 		}
@@ -354,7 +362,18 @@ static int ends_t(const char *s, size_t n)
 /* A word that can start or continue a declaration's type. */
 static int type_word(const char *s, size_t n)
 {
-	return in_list(scalar_words, s, n) || ends_t(s, n) || (n == 4 && !memcmp(s, "void", 4));
+	return in_list(scalar_words, s, n) || ends_t(s, n) || (n == 4 && !memcmp(s, "void", 4)) ||
+	       (n == 6 && !memcmp(s, "struct", 6));
+}
+
+int lt_type_word(const char *s, size_t n)
+{
+	return type_word(s, n);
+}
+
+static int tok_is_type_word(struct parser *p)
+{
+	return p->tk.kind == T_IDENT && type_word(p->lx.buf + p->tk.start, p->tk.len);
 }
 
 static enum lt_kind kind_of(struct parser *p, const char *type, int line, int col)
@@ -367,10 +386,12 @@ static enum lt_kind kind_of(struct parser *p, const char *type, int line, int co
 		return LT_LOCK;
 	if (!strcmp(type, "atomic_t") || !strcmp(type, "atomic64_t") || !strcmp(type, "atomic_long_t"))
 		return LT_ATOMIC;
+	if (!strcmp(type, "struct srcu_struct"))
+		return LT_SRCU;
 	while (*s) {
 		size_t n = strcspn(s, " ");
 
-		if (!in_list(scalar_words, s, n) && !(n == 6 && !memcmp(s, "size_t", 6)))
+		if (!in_list(scalar_words, s, n))
 			fail_at(p, line, col, "unsupported variable type '%s'", type);
 		s += n;
 		while (*s == ' ')
@@ -395,24 +416,44 @@ static char *make_type(struct parser *p, const char *words, int stars)
 	return s;
 }
 
-/* Parse type words at the current token: returns "unsigned long" etc. */
-static char *parse_type_words(struct parser *p)
+/*
+ * Parse type words at the current token: returns "unsigned long",
+ * "struct srcu_struct" etc.; *end (if not NULL) gets the offset just after
+ * the last word.
+ */
+static char *parse_type_words_end(struct parser *p, size_t *end)
 {
 	char buf[256];
 	size_t n = 0;
 
-	while (p->tk.kind == T_IDENT && type_word(p->lx.buf + p->tk.start, p->tk.len)) {
-		if (n + p->tk.len + 2 >= sizeof(buf))
-			fail_tok(p, "type too long");
-		if (n)
-			buf[n++] = ' ';
-		memcpy(buf + n, p->lx.buf + p->tk.start, p->tk.len);
-		n += p->tk.len;
-		next(p);
+	while (tok_is_type_word(p)) {
+		int is_struct = is_ident(p, "struct");
+
+		for (;;) {
+			if (n + p->tk.len + 2 >= sizeof(buf))
+				fail_tok(p, "type too long");
+			if (n)
+				buf[n++] = ' ';
+			memcpy(buf + n, p->lx.buf + p->tk.start, p->tk.len);
+			n += p->tk.len;
+			if (end)
+				*end = p->tk.start + p->tk.len;
+			next(p);
+			if (!is_struct)
+				break;
+			if (p->tk.kind != T_IDENT)
+				fail_tok(p, "expected a struct name");
+			is_struct = 0;
+		}
 	}
 	if (!n)
 		fail_tok(p, "expected a type");
 	return arena_strndup(p, buf, n);
+}
+
+static char *parse_type_words(struct parser *p)
+{
+	return parse_type_words_end(p, NULL);
 }
 
 /* ------------------------------------------------------------ variables */
@@ -447,11 +488,33 @@ static int add_var(struct parser *p, const char *name, const char *type, int lin
 	return t->nvars++;
 }
 
-/* An initial value: [-]NUM, NAME, &NAME.  *sym gets a pointer target name. */
-static void parse_init_value(struct parser *p, long long *val, const char **sym)
+/* The variable named name, created (untyped) if nothing declared it: herd's x2=y2 makes y2 a location. */
+static int var_named(struct parser *p, const char *name, int line, int col)
+{
+	int vi = find_var(p->t, name, strlen(name));
+
+	return vi >= 0 ? vi : add_var(p, name, NULL, line, col);
+}
+
+static long long parse_number(struct parser *p, const char *what)
 {
 	int neg = 0;
+	long long v;
 
+	if (is_punct(p, "-")) {
+		neg = 1;
+		next(p);
+	}
+	if (p->tk.kind != T_NUM)
+		fail_tok(p, "expected %s", what);
+	v = neg ? (long long)(0ULL - (unsigned long long)p->tk.num) : p->tk.num;
+	next(p);
+	return v;
+}
+
+/* An initial value: [-]NUM, NAME (an address, or NULL), &NAME, ATOMIC_INIT(NUM).  *sym gets a name. */
+static void parse_init_value(struct parser *p, long long *val, const char **sym)
+{
 	*sym = NULL;
 	*val = 0;
 	if (is_punct(p, "&")) {
@@ -459,19 +522,19 @@ static void parse_init_value(struct parser *p, long long *val, const char **sym)
 		*sym = expect_ident(p, "a variable name after '&'");
 		return;
 	}
+	if (is_ident(p, "ATOMIC_INIT")) {
+		next(p);
+		expect(p, "(");
+		*val = parse_number(p, "a number in ATOMIC_INIT()");
+		expect(p, ")");
+		return;
+	}
 	if (p->tk.kind == T_IDENT) {
 		*sym = tok_str(p);
 		next(p);
 		return;
 	}
-	if (is_punct(p, "-")) {
-		neg = 1;
-		next(p);
-	}
-	if (p->tk.kind != T_NUM)
-		fail_tok(p, "expected an initial value (number or variable name)");
-	*val = neg ? (long long)(0ULL - (unsigned long long)p->tk.num) : p->tk.num;
-	next(p);
+	*val = parse_number(p, "an initial value (number or variable name)");
 }
 
 static void set_var_init(struct parser *p, int vi, long long val, const char *sym, int line, int col)
@@ -487,20 +550,27 @@ static void set_var_init(struct parser *p, int vi, long long val, const char *sy
 	v->col = col;
 }
 
-static void parse_init_block(struct parser *p)
+/*
+ * One item of the init block, as herd reads it: [TYPE] [*...] LOC [= VALUE]
+ * where LOC is a variable or N:reg (several declarators may share a type).
+ */
+static void parse_init_item(struct parser *p)
 {
-	expect(p, "{");
-	while (!is_punct(p, "}")) {
-		int line = p->tk.line, col = p->tk.col;
+	char *words = tok_is_type_word(p) ? parse_type_words(p) : NULL;
 
-		if (p->tk.kind == T_EOF)
-			fail_tok(p, "unterminated init block");
-		if (is_punct(p, ";")) {
+	for (;;) {
+		int stars = 0, line, col;
+		const char *type;
+
+		while (is_punct(p, "*") || is_ident(p, "const") || is_ident(p, "volatile")) {
+			stars += is_punct(p, "*");
 			next(p);
-			continue;
 		}
+		type = words ? make_type(p, words, stars) : stars ? make_type(p, "int", stars) : NULL;
+		line = p->tk.line;
+		col = p->tk.col;
 		if (p->tk.kind == T_NUM) {
-			/* 0:r0=1; a register's initial value */
+			/* 0:r0=1; int *1:r1; a register */
 			struct pending_reg_init *pr;
 			long long th = p->tk.num;
 
@@ -510,78 +580,102 @@ static void parse_init_block(struct parser *p)
 				fail_at(p, line, col, "bad thread number");
 			p->pend = grow(p, p->pend, p->npend, &p->cappend, sizeof(*p->pend));
 			pr = &p->pend[p->npend++];
+			memset(pr, 0, sizeof(*pr));
 			pr->thread = (int)th;
 			pr->line = line;
 			pr->col = col;
+			pr->type = type;
 			pr->reg = expect_ident(p, "a register name");
-			expect(p, "=");
-			parse_init_value(p, &pr->val, &pr->sym);
-			expect(p, ";");
-			continue;
-		}
-		if (p->tk.kind != T_IDENT)
-			fail_tok(p, "expected a declaration or an assignment");
-		if (!type_word(p->lx.buf + p->tk.start, p->tk.len)) {
-			/* x = 1; */
-			long long val;
-			const char *sym;
+			if (is_punct(p, "=")) {
+				next(p);
+				pr->has_val = 1;
+				parse_init_value(p, &pr->val, &pr->sym);
+			}
+		} else if (p->tk.kind == T_IDENT) {
 			int vi = find_var(p->t, p->lx.buf + p->tk.start, p->tk.len);
 
+			if (vi >= 0 && type && p->t->vars[vi].type)
+				fail_tok(p, "variable '%s' declared twice", p->t->vars[vi].name);
 			if (vi < 0)
 				vi = add_var(p, tok_str(p), NULL, line, col);
+			if (type)
+				p->t->vars[vi].type = type;
 			next(p);
-			expect(p, "=");
-			parse_init_value(p, &val, &sym);
-			set_var_init(p, vi, val, sym, line, col);
-			expect(p, ";");
+			if (is_punct(p, "[") || is_punct(p, "("))
+				fail_tok(p, "arrays and functions are not supported in the init block");
+			if (is_punct(p, "=")) {
+				long long val;
+				const char *sym;
+
+				next(p);
+				parse_init_value(p, &val, &sym);
+				set_var_init(p, vi, val, sym, line, col);
+			}
+		} else {
+			fail_tok(p, words || stars ? "expected a variable name" :
+				 "expected a declaration or an assignment");
+		}
+		if (!is_punct(p, ","))
+			break;
+		next(p);
+	}
+	/* herd separates items by ';', the last one may go without */
+	if (is_punct(p, ";"))
+		next(p);
+	else if (!is_punct(p, "}"))
+		fail_tok(p, "expected ';'");
+}
+
+static void parse_init_block(struct parser *p)
+{
+	expect(p, "{");
+	while (!is_punct(p, "}")) {
+		if (p->tk.kind == T_EOF)
+			fail_tok(p, "unterminated init block");
+		if (is_punct(p, ";")) {
+			next(p);
 			continue;
 		}
-		{
-			char *words = parse_type_words(p);
-
-			for (;;) {
-				int stars = 0, vi, vl, vc;
-				char *type;
-
-				while (is_punct(p, "*")) {
-					stars++;
-					next(p);
-				}
-				vl = p->tk.line;
-				vc = p->tk.col;
-				if (p->tk.kind != T_IDENT)
-					fail_tok(p, "expected a variable name");
-				vi = find_var(p->t, p->lx.buf + p->tk.start, p->tk.len);
-				type = make_type(p, words, stars);
-				if (vi >= 0 && p->t->vars[vi].type)
-					fail_tok(p, "variable '%s' declared twice", p->t->vars[vi].name);
-				if (vi < 0)
-					vi = add_var(p, tok_str(p), type, vl, vc);
-				p->t->vars[vi].type = type;
-				next(p);
-				if (is_punct(p, "[") || is_punct(p, "("))
-					fail_tok(p, "arrays and functions are not supported in the init block");
-				if (is_punct(p, "=")) {
-					long long val;
-					const char *sym;
-
-					next(p);
-					parse_init_value(p, &val, &sym);
-					set_var_init(p, vi, val, sym, vl, vc);
-				}
-				if (is_punct(p, ",")) {
-					next(p);
-					continue;
-				}
-				expect(p, ";");
-				break;
-			}
-		}
+		parse_init_item(p);
 	}
 	next(p);
 }
 
 /* ------------------------------------------------------------ threads */
+static int find_reg(const struct lt_thread *th, const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < th->nregs; i++)
+		if (strlen(th->regs[i].name) == n && !memcmp(th->regs[i].name, s, n))
+			return i;
+	return -1;
+}
+
+static int find_param(const struct lt_thread *th, const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < th->nparams; i++)
+		if (strlen(th->params[i].name) == n && !memcmp(th->params[i].name, s, n))
+			return i;
+	return -1;
+}
+
+static struct lt_reg *add_reg(struct parser *p, struct lt_thread *th, int *cap, const char *name)
+{
+	struct lt_reg *r;
+
+	if (th->nregs >= 4096)
+		fail_tok(p, "too many registers");
+	th->regs = grow(p, th->regs, th->nregs, cap, sizeof(*th->regs));
+	r = &th->regs[th->nregs++];
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->init_ptr = -1;
+	return r;
+}
+
 static void parse_params(struct parser *p, struct lt_thread *th)
 {
 	int cap = 0;
@@ -593,7 +687,7 @@ static void parse_params(struct parser *p, struct lt_thread *th)
 	}
 	for (;;) {
 		char *words, *name;
-		int stars = 0, line, col, i;
+		int stars = 0, line, col, vi;
 		struct lt_param *pa;
 
 		if (is_ident(p, "void") && p->lx.pos < p->lx.end) {
@@ -613,8 +707,8 @@ static void parse_params(struct parser *p, struct lt_thread *th)
 			p->tk = st;
 		}
 		words = parse_type_words(p);
-		while (is_punct(p, "*")) {
-			stars++;
+		while (is_punct(p, "*") || is_ident(p, "const") || is_ident(p, "volatile")) {
+			stars += is_punct(p, "*");
 			next(p);
 		}
 		line = p->tk.line;
@@ -622,26 +716,23 @@ static void parse_params(struct parser *p, struct lt_thread *th)
 		name = expect_ident(p, "a parameter name");
 		if (!stars)
 			fail_at(p, line, col, "parameter '%s' must be a pointer to a shared variable", name);
-		for (i = 0; i < th->nparams; i++)
-			if (!strcmp(th->params[i].name, name))
-				fail_at(p, line, col, "duplicate parameter '%s'", name);
+		if (find_param(th, name, strlen(name)) >= 0)
+			fail_at(p, line, col, "duplicate parameter '%s'", name);
 		th->params = grow(p, th->params, th->nparams, &cap, sizeof(*th->params));
 		pa = &th->params[th->nparams++];
 		pa->name = name;
 		pa->type = make_type(p, words, stars);
-		{
-			char *vtype = make_type(p, words, stars - 1);
-			int vi = find_var(p->t, name, strlen(name));
-
-			if (vi < 0)
-				vi = add_var(p, name, vtype, line, col);
-			else if (!p->t->vars[vi].type)
-				p->t->vars[vi].type = vtype;
-			else if (strcmp(p->t->vars[vi].type, vtype))
-				fail_at(p, line, col, "parameter '%s' has type '%s *' but the variable is '%s'",
-					name, vtype, p->t->vars[vi].type);
-			pa->var = vi;
-		}
+		/*
+		 * The variable's type: the init block's, else the first parameter's.
+		 * Values are untyped in herd, so parameters of other types are
+		 * fine: the harness passes the cell's address converted.
+		 */
+		vi = find_var(p->t, name, strlen(name));
+		if (vi < 0)
+			vi = add_var(p, name, NULL, line, col);
+		if (!p->t->vars[vi].type)
+			p->t->vars[vi].type = make_type(p, words, stars - 1);
+		pa->var = vi;
 		if (is_punct(p, ")")) {
 			next(p);
 			return;
@@ -650,86 +741,131 @@ static void parse_params(struct parser *p, struct lt_thread *th)
 	}
 }
 
-/* Find the registers: declarations at the top level of the body. */
+/* Skip an initialiser up to the ',' or ';' that ends it (not consumed). */
+static void skip_initialiser(struct parser *p, int line, int col)
+{
+	int d = 0;
+
+	for (;;) {
+		next(p);
+		if (p->tk.kind == T_EOF)
+			fail_at(p, line, col, "unterminated declaration");
+		if (is_punct(p, "(") || is_punct(p, "{") || is_punct(p, "["))
+			d++;
+		else if (is_punct(p, ")") || is_punct(p, "}") || is_punct(p, "]"))
+			d--;
+		else if (d <= 0 && (is_punct(p, ",") || is_punct(p, ";")))
+			return;
+		if (d < 0)
+			fail_tok(p, "unbalanced initialiser");
+	}
+}
+
+static void add_blank(struct parser *p, struct lt_thread *th, int *cap, size_t from, size_t to)
+{
+	th->blanks = grow(p, th->blanks, th->nblanks, cap, sizeof(*th->blanks));
+	th->blanks[th->nblanks].off = from;
+	th->blanks[th->nblanks].len = to - from;
+	th->nblanks++;
+}
+
+/*
+ * A declaration in a thread body (at any depth): its names are registers,
+ * and its type words are blanked, so that the harness can declare every
+ * register once at the top of the thread (herd's registers are the thread's,
+ * whichever block declares them).
+ */
+static void scan_declaration(struct parser *p, struct lt_thread *th, size_t bstart, int *rcap, int *bcap)
+{
+	size_t wstart = p->tk.start, wend = wstart;
+	char *words = parse_type_words_end(p, &wend);
+
+	add_blank(p, th, bcap, wstart - bstart, wend - bstart);
+	for (;;) {
+		int stars = 0, ri, line, col;
+		struct lt_reg *r;
+		char *name;
+
+		while (is_punct(p, "*") || is_ident(p, "const") || is_ident(p, "volatile")) {
+			stars += is_punct(p, "*");
+			add_blank(p, th, bcap, p->tk.start - bstart, p->tk.start + p->tk.len - bstart);
+			next(p);
+		}
+		line = p->tk.line;
+		col = p->tk.col;
+		if (p->tk.kind != T_IDENT)
+			fail_tok(p, "cannot parse this declaration");
+		name = tok_str(p);
+		if (find_param(th, name, strlen(name)) >= 0)
+			fail_at(p, line, col, "register '%s' shadows a parameter", name);
+		if (!strcmp(words, "void") && !stars)
+			fail_at(p, line, col, "register '%s' has type void", name);
+		ri = find_reg(th, name, strlen(name));
+		r = ri >= 0 ? &th->regs[ri] : add_reg(p, th, rcap, name);
+		if (!r->type) {
+			r->type = make_type(p, words, stars);
+			r->is_ptr = stars > 0;
+			r->assign_len = 0;
+		}
+		next(p);
+		if (is_punct(p, "[") || is_punct(p, "("))
+			fail_tok(p, "array or function registers are not supported");
+		if (is_punct(p, "="))
+			skip_initialiser(p, line, col);
+		if (is_punct(p, ",")) {
+			next(p);
+			continue;
+		}
+		if (!is_punct(p, ";"))
+			fail_tok(p, "expected ';' after the declaration of '%s'", name);
+		return;
+	}
+}
+
+/*
+ * The registers of a thread: its declarations (any depth) and the plain
+ * names it assigns to without declaring them (NAME = ... at the start of a
+ * statement), which herd takes as registers too.
+ */
 static void scan_body(struct parser *p, struct lt_thread *th, size_t bstart)
 {
-	int depth = 0, stmt_start = 1, cap = 0;
+	int stmt_start = 1, parens = 0, rcap = 0, bcap = 0;
 
 	for (;;) {
 		next(p);
 		if (p->tk.kind == T_EOF)
 			return;
-		if (depth == 0 && stmt_start && p->tk.kind == T_IDENT &&
-		    type_word(p->lx.buf + p->tk.start, p->tk.len)) {
-			char *words = parse_type_words(p);
-
-			for (;;) {
-				int stars = 0, i, line, col;
-				struct lt_reg *r;
-				char *name;
-
-				while (is_punct(p, "*") || is_ident(p, "const") || is_ident(p, "volatile")) {
-					stars += is_punct(p, "*");
-					next(p);
-				}
-				line = p->tk.line;
-				col = p->tk.col;
-				if (p->tk.kind != T_IDENT)
-					fail_tok(p, "cannot parse this declaration");
-				name = tok_str(p);
-				for (i = 0; i < th->nregs; i++)
-					if (!strcmp(th->regs[i].name, name))
-						fail_at(p, line, col, "register '%s' declared twice", name);
-				for (i = 0; i < th->nparams; i++)
-					if (!strcmp(th->params[i].name, name))
-						fail_at(p, line, col, "register '%s' shadows a parameter", name);
-				if (!strcmp(words, "void") && !stars)
-					fail_at(p, line, col, "register '%s' has type void", name);
-				th->regs = grow(p, th->regs, th->nregs, &cap, sizeof(*th->regs));
-				r = &th->regs[th->nregs++];
-				memset(r, 0, sizeof(*r));
-				r->name = name;
-				r->type = make_type(p, words, stars);
-				r->is_ptr = stars > 0;
-				r->init_ptr = -1;
-				r->zero_at = p->tk.start + p->tk.len - bstart;
-				next(p);
-				if (is_punct(p, "[") || is_punct(p, "("))
-					fail_tok(p, "array or function registers are not supported");
-				if (is_punct(p, "=")) {
-					int d = 0;
-
-					r->zero_at = (size_t)-1;
-					for (;;) {
-						next(p);
-						if (p->tk.kind == T_EOF)
-							fail_at(p, line, col, "unterminated declaration");
-						if (is_punct(p, "(") || is_punct(p, "{") || is_punct(p, "["))
-							d++;
-						else if (is_punct(p, ")") || is_punct(p, "}") || is_punct(p, "]"))
-							d--;
-						else if (d <= 0 && (is_punct(p, ",") || is_punct(p, ";")))
-							break;
-						if (d < 0)
-							fail_tok(p, "unbalanced initialiser");
-					}
-				}
-				if (is_punct(p, ",")) {
-					next(p);
-					continue;
-				}
-				if (!is_punct(p, ";"))
-					fail_tok(p, "expected ';' after the declaration of '%s'", name);
-				break;
-			}
-			stmt_start = 1;
+		if (stmt_start && tok_is_type_word(p)) {
+			scan_declaration(p, th, bstart, &rcap, &bcap);
 			continue;
 		}
-		if (is_punct(p, "{"))
-			depth++;
-		else if (is_punct(p, "}"))
-			depth--;
-		stmt_start = is_punct(p, ";") || is_punct(p, "{") || is_punct(p, "}");
+		if (stmt_start && p->tk.kind == T_IDENT) {
+			/* NAME = ... (not ==): an undeclared register? */
+			struct lexer save = p->lx;
+			struct tok st = p->tk;
+
+			next(p);
+			if (is_punct(p, "=") && find_reg(th, p->lx.buf + st.start, st.len) < 0 &&
+			    find_param(th, p->lx.buf + st.start, st.len) < 0) {
+				struct lt_reg *r = add_reg(p, th, &rcap, arena_strndup(p, p->lx.buf + st.start, st.len));
+				size_t from = p->tk.start + 1;
+
+				skip_initialiser(p, st.line, st.col);
+				r->assign_at = from - bstart;
+				r->assign_len = p->tk.start - from;
+				stmt_start = is_punct(p, ";");
+				continue;
+			}
+			p->lx = save;
+			p->tk = st;
+		}
+		if (is_punct(p, "("))
+			parens++;
+		else if (is_punct(p, ")") && parens > 0)
+			parens--;
+		/* A statement starts after ; { } else, and after the ) of if (...), while (...) */
+		stmt_start = parens == 0 && (is_punct(p, ";") || is_punct(p, "{") || is_punct(p, "}") ||
+					     is_ident(p, "else") || is_punct(p, ")"));
 	}
 }
 
@@ -739,7 +875,7 @@ static void parse_thread(struct parser *p, int expect_id)
 	const char *s = p->lx.buf + p->tk.start;
 	size_t i;
 	long id = 0;
-	int line = p->tk.line, col = p->tk.col, depth;
+	int line, col, depth;
 	size_t bstart, bend;
 	struct lexer save;
 
@@ -797,16 +933,7 @@ static void parse_thread(struct parser *p, int expect_id)
 }
 
 /* ------------------------------------------------------------ final clause */
-static int find_reg(const struct lt_thread *th, const char *s, size_t n)
-{
-	int i;
-
-	for (i = 0; i < th->nregs; i++)
-		if (strlen(th->regs[i].name) == n && !memcmp(th->regs[i].name, s, n))
-			return i;
-	return -1;
-}
-
+/* A location: N:reg, a variable, or [variable]. */
 static void parse_loc(struct parser *p, struct lt_loc *loc)
 {
 	if (p->tk.kind == T_NUM) {
@@ -828,6 +955,12 @@ static void parse_loc(struct parser *p, struct lt_loc *loc)
 	}
 	if (is_punct(p, "*"))
 		fail_tok(p, "memory locations through pointers (*p) are not supported");
+	if (is_punct(p, "[")) {
+		next(p);
+		parse_loc(p, loc);
+		expect(p, "]");
+		return;
+	}
 	if (p->tk.kind != T_IDENT)
 		fail_tok(p, "expected a location (N:reg or variable)");
 	loc->thread = -1;
@@ -835,13 +968,6 @@ static void parse_loc(struct parser *p, struct lt_loc *loc)
 	if (loc->index < 0)
 		fail_tok(p, "unknown variable '%.*s'", (int)p->tk.len, p->lx.buf + p->tk.start);
 	next(p);
-}
-
-static int loc_is_ptr(struct lt_test *t, const struct lt_loc *l)
-{
-	if (l->thread >= 0)
-		return t->threads[l->thread].regs[l->index].is_ptr;
-	return t->vars[l->index].kind == LT_PTR;
 }
 
 static struct lt_expr *parse_or(struct parser *p);
@@ -854,34 +980,30 @@ static struct lt_expr *new_expr(struct parser *p, enum lt_ekind k)
 	return e;
 }
 
-static struct lt_expr *parse_unary(struct parser *p)
+static struct lt_expr *new_binary(struct parser *p, enum lt_ekind k, struct lt_expr *a, struct lt_expr *b)
 {
-	struct lt_expr *e;
+	struct lt_expr *e = new_expr(p, k);
 
-	if (++p->depth > 200)
-		fail_tok(p, "condition nested too deeply");
-	if (is_punct(p, "~") || is_punct(p, "!")) {
-		next(p);
-		e = new_expr(p, LT_E_NOT);
-		e->a = parse_unary(p);
-	} else if (is_punct(p, "(")) {
-		next(p);
-		e = parse_or(p);
-		expect(p, ")");
-	} else if (is_ident(p, "true") || is_ident(p, "false")) {
-		e = new_expr(p, is_ident(p, "true") ? LT_E_TRUE : LT_E_FALSE);
-		next(p);
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+/* LOC =|==|!= VALUE, VALUE: [-]NUM, NAME (its address), &NAME, NULL, or N:reg (its value). */
+static struct lt_expr *parse_atom(struct parser *p)
+{
+	struct lt_expr *e = new_expr(p, LT_E_ATOM);
+	int isnot;
+
+	parse_loc(p, &e->loc);
+	isnot = is_punct(p, "!=");
+	if (!isnot && !is_punct(p, "=") && !is_punct(p, "=="))
+		fail_tok(p, "expected '=' in the condition");
+	next(p);
+	if (p->tk.kind == T_NUM && p->lx.pos < p->lx.end && p->lx.buf[p->lx.pos] == ':') {
+		e->val.is_loc = 1;
+		parse_loc(p, &e->val.loc);
 	} else {
-		int neg = 0, line, col, isnot;
-
-		e = new_expr(p, LT_E_ATOM);
-		parse_loc(p, &e->loc);
-		isnot = is_punct(p, "!=");
-		if (!isnot && !is_punct(p, "=") && !is_punct(p, "=="))
-			fail_tok(p, "expected '=' in the condition");
-		next(p);
-		line = p->tk.line;
-		col = p->tk.col;
 		if (is_punct(p, "&"))
 			next(p);
 		if (p->tk.kind == T_IDENT) {
@@ -894,41 +1016,69 @@ static struct lt_expr *parse_unary(struct parser *p)
 					fail_tok(p, "unknown variable '%.*s'", (int)p->tk.len,
 						 p->lx.buf + p->tk.start);
 			}
-			if (!loc_is_ptr(p->t, &e->loc))
-				fail_at(p, line, col, "an address compared with a non-pointer location");
 			next(p);
 		} else {
-			if (is_punct(p, "-")) {
-				neg = 1;
-				next(p);
-			}
-			if (p->tk.kind != T_NUM)
-				fail_tok(p, "expected a value");
-			e->val.num = neg ? (long long)(0ULL - (unsigned long long)p->tk.num) : p->tk.num;
-			next(p);
+			e->val.num = parse_number(p, "a value");
 		}
-		if (isnot) {
-			struct lt_expr *n = new_expr(p, LT_E_NOT);
+	}
+	if (isnot) {
+		struct lt_expr *n = new_expr(p, LT_E_NOT);
 
-			n->a = e;
-			e = n;
-		}
+		n->a = e;
+		e = n;
+	}
+	return e;
+}
+
+static struct lt_expr *parse_unary(struct parser *p)
+{
+	struct lt_expr *e;
+
+	if (++p->depth > 200)
+		fail_tok(p, "condition nested too deeply");
+	if (is_punct(p, "~") || is_punct(p, "!") || is_ident(p, "not")) {
+		next(p);
+		e = new_expr(p, LT_E_NOT);
+		e->a = parse_unary(p);
+	} else if (is_punct(p, "(")) {
+		next(p);
+		e = parse_or(p);
+		expect(p, ")");
+	} else if (is_ident(p, "true") || is_ident(p, "false")) {
+		e = new_expr(p, is_ident(p, "true") ? LT_E_TRUE : LT_E_FALSE);
+		next(p);
+	} else {
+		e = parse_atom(p);
 	}
 	p->depth--;
 	return e;
 }
 
-static struct lt_expr *parse_and(struct parser *p)
+/* herd's precedence, loosest first: \/, /\, => (right-associative), ~. */
+static struct lt_expr *parse_implies(struct parser *p)
 {
 	struct lt_expr *e = parse_unary(p);
 
-	while (is_punct(p, "/\\") || is_punct(p, "&&")) {
-		struct lt_expr *n = new_expr(p, LT_E_AND);
+	if (is_punct(p, "=>")) {
+		struct lt_expr *n = new_expr(p, LT_E_NOT);
 
 		next(p);
+		if (++p->depth > 200)
+			fail_tok(p, "condition nested too deeply");
 		n->a = e;
-		n->b = parse_unary(p);
-		e = n;
+		e = new_binary(p, LT_E_OR, n, parse_implies(p));
+		p->depth--;
+	}
+	return e;
+}
+
+static struct lt_expr *parse_and(struct parser *p)
+{
+	struct lt_expr *e = parse_implies(p);
+
+	while (is_punct(p, "/\\") || is_punct(p, "&&")) {
+		next(p);
+		e = new_binary(p, LT_E_AND, e, parse_implies(p));
 	}
 	return e;
 }
@@ -938,14 +1088,44 @@ static struct lt_expr *parse_or(struct parser *p)
 	struct lt_expr *e = parse_and(p);
 
 	while (is_punct(p, "\\/") || is_punct(p, "||")) {
-		struct lt_expr *n = new_expr(p, LT_E_OR);
-
 		next(p);
-		n->a = e;
-		n->b = parse_and(p);
-		e = n;
+		e = new_binary(p, LT_E_OR, e, parse_and(p));
 	}
 	return e;
+}
+
+/* The clause as written, on one line, without comments. */
+static const char *clause_text(struct parser *p, size_t from, size_t to)
+{
+	char *s = arena_alloc(p, to - from + 1);
+	size_t i, n = 0;
+	int sp = 0, incomment = 0;
+
+	for (i = from; i < to; i++) {
+		char c = p->lx.buf[i];
+
+		if (!incomment && c == '(' && i + 1 < to && p->lx.buf[i + 1] == '*') {
+			incomment = 1;
+			continue;
+		}
+		if (incomment) {
+			if (c == ')' && p->lx.buf[i - 1] == '*')
+				incomment = 0;
+			continue;
+		}
+		if (isspace((unsigned char)c)) {
+			sp = 1;
+			continue;
+		}
+		if (sp && n)
+			s[n++] = ' ';
+		sp = 0;
+		s[n++] = c;
+	}
+	while (n && s[n - 1] == ';')	/* the optional ';' after the condition */
+		n--;
+	s[n] = 0;
+	return s;
 }
 
 static void parse_final(struct parser *p)
@@ -980,51 +1160,34 @@ static void parse_final(struct parser *p)
 		}
 	}
 	cstart = p->tk.start;
+	if (p->tk.kind == T_EOF) {
+		/* herd: no final condition is "forall true" */
+		p->t->quant = LT_Q_FORALL;
+		p->t->cond = new_expr(p, LT_E_TRUE);
+		p->t->cond_text = "forall (true)";
+		return;
+	}
 	if (is_punct(p, "~")) {
 		next(p);
 		if (!is_ident(p, "exists"))
 			fail_tok(p, "expected 'exists' after '~'");
 		p->t->quant = LT_Q_NOT_EXISTS;
-	} else if (is_ident(p, "exists")) {
+		next(p);
+	} else if (is_ident(p, "exists") || is_ident(p, "final")) {
 		p->t->quant = LT_Q_EXISTS;
+		next(p);
 	} else if (is_ident(p, "forall")) {
 		p->t->quant = LT_Q_FORALL;
+		next(p);
+	} else if (is_punct(p, "(")) {
+		p->t->quant = LT_Q_EXISTS;	/* herd: a bare (...) is exists */
 	} else {
-		fail_tok(p, p->tk.kind == T_EOF ? "missing final condition (exists, ~exists or forall)"
-			 : "expected a thread, locations, filter, exists, ~exists or forall");
+		fail_tok(p, "expected a thread, locations, filter, exists, ~exists or forall");
 	}
-	next(p);
 	p->t->cond = parse_or(p);
-	{
-		/* The clause as written, on one line, without comments. */
-		size_t cend = p->tk.kind == T_EOF ? p->lx.pos : p->tk.start, i, n = 0;
-		char *s = arena_alloc(p, cend - cstart + 1);
-		int sp = 0, incomment = 0;
-
-		for (i = cstart; i < cend; i++) {
-			char c = p->lx.buf[i];
-
-			if (!incomment && c == '(' && i + 1 < cend && p->lx.buf[i + 1] == '*') {
-				incomment = 1;
-				continue;
-			}
-			if (incomment) {
-				if (c == ')' && p->lx.buf[i - 1] == '*')
-					incomment = 0;
-				continue;
-			}
-			if (isspace((unsigned char)c)) {
-				sp = 1;
-				continue;
-			}
-			if (sp && n)
-				s[n++] = ' ';
-			sp = 0;
-			s[n++] = c;
-		}
-		s[n] = 0;
-		p->t->cond_text = s;
-	}
+	if (is_punct(p, ";"))
+		next(p);
+	p->t->cond_text = clause_text(p, cstart, p->tk.kind == T_EOF ? p->lx.pos : p->tk.start);
 	if (p->tk.kind != T_EOF)
 		fail_tok(p, "unexpected text after the final condition");
 }
@@ -1033,53 +1196,59 @@ static void parse_final(struct parser *p)
 static void resolve(struct parser *p)
 {
 	struct lt_test *t = p->t;
-	int i;
+	int i, nv = t->nvars;
 
-	for (i = 0; i < t->nvars; i++) {
-		struct lt_var *v = &t->vars[i];
-		const char *sym = p->var_init_sym[i];
-
-		if (!v->type)
-			v->type = sym ? "int *" : "int";
-		v->kind = kind_of(p, v->type, v->line, v->col);
-		if (sym) {
-			if (v->kind != LT_PTR)
-				fail_at(p, v->line, v->col, "'%s' is not a pointer but is initialised to '%s'",
-					v->name, sym);
-			v->init_ptr = strcmp(sym, "NULL") ? find_var(t, sym, strlen(sym)) : -1;
-			if (v->init_ptr < 0 && strcmp(sym, "NULL"))
-				fail_at(p, v->line, v->col, "unknown variable '%s'", sym);
-		} else if (v->has_init && v->kind == LT_LOCK) {
-			fail_at(p, v->line, v->col, "a spinlock_t cannot have an initial value");
-		} else if (v->has_init && v->kind == LT_PTR && v->init_val) {
-			fail_at(p, v->line, v->col, "pointer '%s' initialised to a non-zero number", v->name);
-		}
-	}
+	/* Names the init block gives as values are locations (herd: x2=y2). */
+	for (i = 0; i < nv; i++)
+		if (p->var_init_sym[i] && strcmp(p->var_init_sym[i], "NULL"))
+			t->vars[i].init_ptr = var_named(p, p->var_init_sym[i], t->vars[i].line, t->vars[i].col);
 	for (i = 0; i < p->npend; i++) {
 		struct pending_reg_init *pr = &p->pend[i];
-		struct lt_reg *r;
-		int ri;
 
 		if (pr->thread >= t->nthreads)
 			fail_at(p, pr->line, pr->col, "no thread P%d", pr->thread);
-		ri = find_reg(&t->threads[pr->thread], pr->reg, strlen(pr->reg));
-		if (ri < 0)
-			fail_at(p, pr->line, pr->col, "P%d has no register '%s'", pr->thread, pr->reg);
-		r = &t->threads[pr->thread].regs[ri];
-		if (r->zero_at == (size_t)-1)
-			fail_at(p, pr->line, pr->col, "register '%s' is already initialised in P%d",
-				pr->reg, pr->thread);
+		if (pr->sym && strcmp(pr->sym, "NULL"))
+			var_named(p, pr->sym, pr->line, pr->col);
+	}
+	for (i = 0; i < t->nvars; i++) {
+		struct lt_var *v = &t->vars[i];
+
+		if (!v->type)	/* only named in the init block: an int, or a pointer-sized one holding an address */
+			v->type = v->init_ptr >= 0 ? "intptr_t" : "int";
+		v->kind = kind_of(p, v->type, v->line, v->col);
+		if (v->has_init && (v->kind == LT_LOCK || v->kind == LT_SRCU))
+			fail_at(p, v->line, v->col, "a %s cannot have an initial value", v->type);
+	}
+	for (i = 0; i < p->npend; i++) {
+		struct pending_reg_init *pr = &p->pend[i];
+		struct lt_thread *th = &t->threads[pr->thread];
+		struct lt_reg *r;
+		int ri = find_reg(th, pr->reg, strlen(pr->reg));
+
+		if (ri < 0) {
+			/* a register only the init block names: it holds its initial value */
+			int cap = th->nregs;
+
+			if (find_param(th, pr->reg, strlen(pr->reg)) >= 0)
+				fail_at(p, pr->line, pr->col, "'%s' is a parameter of P%d, not a register", pr->reg,
+					pr->thread);
+			r = add_reg(p, th, &cap, pr->reg);
+		} else {
+			r = &th->regs[ri];
+		}
+		if (pr->type && (!r->type || r->assign_len)) {
+			r->type = pr->type;
+			r->is_ptr = strchr(pr->type, '*') != NULL;
+			r->assign_len = 0;
+		}
+		if (!pr->has_val)
+			continue;
 		if (r->has_init)
 			fail_at(p, pr->line, pr->col, "register initialised twice");
 		r->has_init = 1;
 		r->init_val = pr->val;
-		if (pr->sym) {
-			if (!r->is_ptr)
-				fail_at(p, pr->line, pr->col, "register '%s' is not a pointer", pr->reg);
-			r->init_ptr = strcmp(pr->sym, "NULL") ? find_var(t, pr->sym, strlen(pr->sym)) : -1;
-			if (r->init_ptr < 0 && strcmp(pr->sym, "NULL"))
-				fail_at(p, pr->line, pr->col, "unknown variable '%s'", pr->sym);
-		}
+		if (pr->sym && strcmp(pr->sym, "NULL"))
+			r->init_ptr = find_var(t, pr->sym, strlen(pr->sym));
 	}
 }
 
@@ -1118,6 +1287,24 @@ struct lt_test *lt_parse(const char *buf, size_t len, struct lt_error *err)
 	}
 }
 
+/* diy7's information lines before the init block: Key=anything, to the end of the line. */
+static int skip_info_line(struct parser *p)
+{
+	struct lexer *l = &p->lx;
+	size_t i = l->pos;
+
+	if (p->tk.kind != T_IDENT)
+		return 0;
+	while (i < l->end && (l->buf[i] == ' ' || l->buf[i] == '\t'))
+		i++;
+	if (i >= l->end || l->buf[i] != '=')
+		return 0;
+	while (lpeek(l, 0) != -1 && lpeek(l, 0) != '\n')
+		ladv(l);
+	next(p);
+	return 1;
+}
+
 static void parse_all(struct parser *p)
 {
 	struct lt_test *t = p->t;
@@ -1142,15 +1329,19 @@ static void parse_all(struct parser *p)
 		t->name = arena_strndup(p, buf + s, l->pos - s);
 	}
 	next(p);
-	if (p->tk.kind == T_PUNCT && p->tk.punct[0] == '"')
-		next(p);	/* an optional doc string */
+	for (;;) {
+		if (p->tk.kind == T_PUNCT && p->tk.punct[0] == '"')
+			next(p);	/* a doc string */
+		else if (!skip_info_line(p))
+			break;
+	}
 	parse_init_block(p);
 	while (p->tk.kind == T_IDENT && p->tk.len >= 2 && p->lx.buf[p->tk.start] == 'P' &&
 	       isdigit((unsigned char)p->lx.buf[p->tk.start + 1]))
 		parse_thread(p, t->nthreads);
 	if (!t->nthreads)
 		fail_tok(p, "expected at least one thread P0(...)");
-	resolve(p);	/* types first: the condition checks pointer-ness */
+	resolve(p);	/* before the condition: it names the registers and variables */
 	parse_final(p);
 }
 
@@ -1161,6 +1352,7 @@ const char *lt_result_name(enum lt_result r)
 	case LT_RES_SOMETIMES: return "Sometimes";
 	case LT_RES_ALWAYS: return "Always";
 	case LT_RES_MAYBE: return "Maybe";
+	case LT_RES_DEADLOCK: return "DEADLOCK";
 	default: return "none";
 	}
 }

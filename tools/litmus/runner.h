@@ -3,11 +3,11 @@
  * katomic-litmus: what the runner's stages share.  Data flows one way:
  *   main.c     options, files, the flow below
  *   parse.c    text -> struct lt_test
- *   harness.c  lt_test -> C harness source                  (generate)
- *   compile.c  harness source -> binary, cached, in parallel (compile_all)
- *   run.c      binary -> histogram                           (run_harness)
- *   judge.c    histogram -> observation and verdict          (judge)
- *   output.c   verdicts -> text or JSON                      (print_text, print_json)
+ *   harness.c  lt_test -> what it needs (plan_test); a group of tests -> one C program
+ *   compile.c  C program -> binary, cached by content hash, several at a time
+ *   run.c      the schedule: compile groups, run each binary, read the histograms
+ *   judge.c    histogram -> observation and verdict
+ *   output.c   verdicts -> text or JSON
  */
 #ifndef KATOMIC_LITMUS_RUNNER_H
 #define KATOMIC_LITMUS_RUNNER_H
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ------------------------------------------------------------ utilities (util.c) */
 struct sbuf {
@@ -30,6 +31,7 @@ void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 void sb_add(struct sbuf *b, const char *s, size_t n);
+void sb_puts(struct sbuf *b, const char *s);
 void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int read_file(const char *path, char **out, size_t *len);
 uint64_t fnv(uint64_t h, const void *p, size_t n);
@@ -38,6 +40,7 @@ uint64_t fnv(uint64_t h, const void *p, size_t n);
 uint64_t hash_tree(const char *dir);
 int mkdir_p(const char *path);
 void json_str(FILE *f, const char *s);
+double now_seconds(void);
 
 /* ------------------------------------------------------------ options (main.c) */
 struct options {
@@ -48,7 +51,9 @@ struct options {
 	long long iterations;
 	double time;
 	long batch, sync;
-	int json, jobs, verbose, timeout, no_urcu;
+	int json, jobs, verbose, timeout, no_urcu, parse_only;
+	double deadline;	/* no batch completed for this long: DEADLOCK */
+	int group;		/* tests per compiled program */
 	long long rcu_iterations;
 	const char **mutate;
 	int nmutate;
@@ -57,7 +62,7 @@ struct options {
 extern struct options opt;
 
 /* ------------------------------------------------------------ tests */
-enum verdict { V_PASS, V_NOTSEEN, V_FAIL, V_ERROR, V_SKIP, V_PARSE };
+enum verdict { V_PASS, V_NOTSEEN, V_FAIL, V_ERROR, V_SKIP, V_PARSE, V_UNJUDGED, V_DATARACE };
 
 struct state {
 	long long count;
@@ -70,49 +75,69 @@ struct test {
 	char *src;		/* the test text (owned) */
 	const char *skip;	/* reason, if skipped */
 	int urcu;		/* maps RCU to liburcu (-DKL_URCU -lurcu-memb) */
-	int grace;		/* calls synchronize_rcu(): iterations capped */
+	int grace;		/* calls a grace period (synchronize_rcu or _srcu): iterations capped */
+	int rcu_grace;		/* calls synchronize_rcu */
+	int wide;		/* an int location holds an address: ints are widened to long */
 	struct lt_loc *cols;	/* observed locations: the histogram's columns */
 	int ncols;
-	char *harness;		/* generated C */
-	char binpath[PATH_MAX];
-	int compiled_ok;
-	char *compile_log;
 	/* results */
 	struct state *states;
 	int nstates;
 	long long iters, pos, neg;
 	double secs, loop_secs;
+	int deadlock;		/* no progress within the deadline: herd's DEADLOCK */
+	int done;		/* the result is known */
 	enum verdict verdict;
 	const char *observation, *expected;
 	char *error;
 };
 
+/* harness.c */
+void plan_test(struct test *T, int urcu_ok);
+char *generate_program(struct test *const *tests, int n, int urcu);
+
+/* compile.c: one program (a group of tests), compiled into the cache */
+struct program {
+	struct test **tests;
+	int ntests, urcu;
+	char *src;
+	char binpath[PATH_MAX];
+	char *log;		/* the compiler's messages when it failed */
+	pid_t pid;		/* compiler or harness running, or 0 */
+	int state;		/* PROG_* */
+	char out[PATH_MAX + 32];	/* the harness's output file */
+	double started;
+};
+enum { PROG_NEW, PROG_COMPILING, PROG_COMPILED, PROG_FAILED, PROG_RUNNING, PROG_DONE };
+
+extern char include_dir[PATH_MAX];
+void find_include(void);
+int urcu_available(void);
+void program_prepare(struct program *P);
+int program_start_compile(struct program *P);
+void program_compile_done(struct program *P, int status);
+
+/* run.c */
+void run_all(struct test *tests, int ntests, void (*report)(struct test *T));
+
+/* A final-state value that is the address of variable k's cell (harness-head.h's KL_ADDR). */
+#define LT_ADDR(k) (LLONG_MIN + 1 + (long long)(k))
+
 /* judge.c */
-int col_is_ptr(const struct lt_test *t, const struct lt_loc *l);
-void add_col(struct test *T, const struct lt_loc *l);
-void expr_cols(struct test *T, const struct lt_expr *e);
-int find_col(const struct test *T, const struct lt_loc *l);
 int eval(const struct test *T, const struct lt_expr *e, const long long *v);
 int in_filter(const struct test *T, const long long *v);
 void judge(struct test *T);
 
-/* harness.c */
-void generate(struct test *T);
-
-/* compile.c */
-extern char include_dir[PATH_MAX + 64];
-extern uint64_t headers_hash;
-void find_include(const char *argv0);
-int urcu_available(void);
-void cache_path(struct test *T);
-void compile_all(struct test *tests, int ntests);
-
-/* run.c */
-int run_harness(struct test *T);
-
 /* output.c */
 const char *verdict_name(enum verdict v);
+void format_val(const struct test *T, long long v, char *buf, size_t size);
 void print_text(struct test *T);
-void print_json(struct test *tests, int ntests, int passed, int failed);
+void print_json_head(void);
+void print_json_test(struct test *T, int first);
+/* What a run came to: the last lines and the end of the JSON. */
+struct tally {
+	int passed, failed, notseen, skipped, bad, unjudged, datarace, deadlock;
+};
+void print_json_tail(const struct tally *n);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 void die(const char *fmt, ...)
 {
@@ -57,6 +58,11 @@ void sb_add(struct sbuf *b, const char *s, size_t n)
 	memcpy(b->s + b->n, s, n);
 	b->n += n;
 	b->s[b->n] = 0;
+}
+
+void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
 }
 
 void sb_printf(struct sbuf *b, const char *fmt, ...)
@@ -185,3 +191,11 @@ void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
