@@ -53,6 +53,9 @@ extern void urcu_memb_unregister_thread(void);
 #define rcu_read_unlock() barrier()
 #endif
 
+/* A primitive replaced by nothing, for mutation checks: --mutate synchronize_srcu=kl_nothing. */
+#define kl_nothing(...) ((void)0)
+
 /* The kernel's spin_unlock_wait (removed in 4.13; litmus tests of that era use it). */
 #ifndef spin_unlock_wait
 #define spin_unlock_wait(lock) ka_spin_unlock_wait(lock)

@@ -17,9 +17,23 @@
 extern const char kl_rt_head[], kl_rt_main[];
 
 /* ------------------------------------------------------------ what a test needs */
+static int ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Does the body name this identifier (a whole word: srcu_read_lock is not rcu_read_lock)? */
 static int body_has(const struct lt_thread *th, const char *word)
 {
-	return memmem(th->body, th->body_len, word, strlen(word)) != NULL;
+	const char *s = th->body, *end = th->body + th->body_len;
+	size_t n = strlen(word);
+
+	while ((s = memmem(s, (size_t)(end - s), word, n))) {
+		if ((s == th->body || !ident_char(s[-1])) && (s + n == end || !ident_char(s[n])))
+			return 1;
+		s += n;
+	}
+	return 0;
 }
 
 /* A type that can hold an address: a pointer or a pointer-sized integer. */
@@ -60,6 +74,49 @@ static int expr_narrow_address(const struct lt_test *t, const struct lt_expr *e)
 	return expr_narrow_address(t, e->a) || expr_narrow_address(t, e->b);
 }
 
+/* Does the body dereference register name (a unary '*' before it: "*r1 = 1", "READ_ONCE(*r2)")? */
+static int reg_dereferenced(const struct lt_thread *th, const char *name)
+{
+	const char *s = th->body, *end = th->body + th->body_len;
+	size_t n = strlen(name);
+
+	while ((s = memmem(s, (size_t)(end - s), name, n))) {
+		const char *a = s, *e = s + n;
+
+		s = e;
+		if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
+			continue;
+		while (a > th->body && isspace((unsigned char)a[-1]))
+			a--;
+		if (a == th->body || a[-1] != '*')
+			continue;
+		for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+			;
+		/* unary: after an operator or an opening, not after an operand (x * r1) */
+		if (a == th->body || strchr("(,=;{}!&|*+-<>?:[~", a[-1]))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is register r's first value an address: a parameter's name (int r1 = y;) or &variable? */
+static int rhs_is_address(const struct lt_thread *th, const struct lt_reg *r)
+{
+	const char *s = th->body + r->assign_at, *end = s + r->assign_len;
+	int j;
+
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	if (s < end && *s == '&')
+		return 1;
+	for (j = 0; j < th->nparams; j++)
+		if (strlen(th->params[j].name) == (size_t)(end - s) && !memcmp(th->params[j].name, s, (size_t)(end - s)))
+			return 1;
+	return 0;
+}
+
 /*
  * herd's values are untyped: an int location may hold an address.  A test
  * that puts one there (init block or condition) gets every int widened to
@@ -76,7 +133,8 @@ static int needs_wide(const struct lt_test *t)
 		for (j = 0; j < t->threads[i].nregs; j++) {
 			const struct lt_reg *r = &t->threads[i].regs[j];
 
-			if (r->has_init && r->init_ptr >= 0 && scalar_narrow(r->type))
+			if (scalar_narrow(r->type) && ((r->has_init && r->init_ptr >= 0) || rhs_is_address(&t->threads[i], r) ||
+							reg_dereferenced(&t->threads[i], r->name)))
 				return 1;
 		}
 	return expr_narrow_address(t, t->cond) || expr_narrow_address(t, t->filter);
@@ -119,11 +177,11 @@ void plan_test(struct test *T, int urcu_ok)
 	for (th = 0; th < t->nthreads; th++) {
 		const struct lt_thread *tt = &t->threads[th];
 
-		if (body_has(tt, "synchronize_rcu"))
+		if (body_has(tt, "synchronize_rcu") || body_has(tt, "synchronize_rcu_expedited"))
 			T->grace = T->rcu_grace = 1;
-		if (body_has(tt, "synchronize_srcu"))
+		if (body_has(tt, "synchronize_srcu") || body_has(tt, "synchronize_srcu_expedited"))
 			T->grace = 1;
-		if (body_has(tt, "rcu_read_lock") || body_has(tt, "synchronize_rcu"))
+		if (body_has(tt, "rcu_read_lock") || T->rcu_grace)
 			T->urcu = 1;
 		if (body_has(tt, "call_rcu"))
 			T->skip = "needs call_rcu, not mapped";
@@ -261,6 +319,11 @@ static int rhs_typeable(const struct lt_thread *th, const struct lt_reg *r, cons
 }
 
 /* ------------------------------------------------------------ code */
+static int typeof_type(const char *type)
+{
+	return !strncmp(type, "__typeof__", 10);
+}
+
 static void emit_c_string(struct sbuf *b, const char *s)
 {
 	sb_puts(b, "\"");
@@ -308,7 +371,7 @@ static void emit_value(struct sbuf *b, int k, const char *type, int var, long lo
 		sb_printf(b, "(%s)(uintptr_t)&", type);
 		emit_cell(b, k, var, idx, offs);
 		sb_puts(b, ".v");
-	} else if (strchr(type, '*') || !strncmp(type, "__typeof__", 10)) {
+	} else if (strchr(type, '*') || typeof_type(type)) {
 		sb_printf(b, "(%s)(intptr_t)%lldLL", type, num);
 	} else {
 		sb_printf(b, "(%s)%lldLL", type, num);
@@ -381,11 +444,19 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 
 		types[j] = NULL;
 		declared[j] = 0;
-		if (r->type) {
+		if (r->declared) {
 			char *c = strip_cv(r->type);
 
 			types[j] = widen(T, c);
 			free(c);
+			if (!r->is_ptr && reg_dereferenced(th, r->name)) {
+				/* herd lets an integer register hold an address and dereference it */
+				struct sbuf b = { 0 };
+
+				sb_printf(&b, "%s *", types[j]);
+				free(types[j]);
+				types[j] = b.s;
+			}
 			declared[j] = 1;
 		} else if (!r->assign_len) {
 			/* only the init block names it */
@@ -402,7 +473,10 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 				best = j;
 		if (best < 0)
 			break;
-		if (rhs_typeable(th, &th->regs[best], declared)) {
+		if (reg_dereferenced(th, th->regs[best].name)) {
+			/* herd's registers are untyped: one the thread dereferences holds an address */
+			types[best] = xstrdup(T->wide ? "long *" : "int *");
+		} else if (rhs_typeable(th, &th->regs[best], declared)) {
 			struct sbuf b = { 0 };
 
 			sb_printf(&b, "__typeof__((%.*s) + 0)", (int)th->regs[best].assign_len,
@@ -425,9 +499,11 @@ static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 	size_t off = 0;
 	int j, c;
 
+	/* The observed registers' values per iteration (a type of the body's, __typeof__, cannot be named here). */
 	for (j = 0; j < th->nregs; j++)
 		if ((c = col_of(T, i, j)) >= 0)
-			sb_printf(b, "static %s kl%d_r%d_%d[KL_BMAX] __attribute__((aligned(64)));\n", types[j], k, i, j);
+			sb_printf(b, "static %s kl%d_r%d_%d[KL_BMAX] __attribute__((aligned(64)));\n",
+				  typeof_type(types[j]) ? "intptr_t" : types[j], k, i, j);
 	sb_printf(b, "static inline __attribute__((always_inline)) void kl%d_P%d(long kl_i", k, i);
 	for (j = 0; j < th->nparams; j++) {
 		char *pt = widen(T, th->params[j].type);
@@ -458,7 +534,8 @@ static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 	sb_puts(b, "\n");
 	for (j = 0; j < th->nregs; j++)
 		if (col_of(T, i, j) >= 0)
-			sb_printf(b, "\tkl%d_r%d_%d[kl_i] = %s;\n", k, i, j, th->regs[j].name);
+			sb_printf(b, "\tkl%d_r%d_%d[kl_i] = %s%s;\n", k, i, j, typeof_type(types[j]) ? "(intptr_t)" : "",
+				  th->regs[j].name);
 	sb_puts(b, "\t(void)kl_i;\n\t(void)kl_tid;\n}\n");
 	emit_line_directive(b, sb_lines(b) + 1, "harness.c");
 	for (j = 0; j < th->nregs; j++)

@@ -9,6 +9,8 @@ CC ?= cc
 LITMUS_CC ?= $(CC)
 LITMUS_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra $(WERROR)
 LKMM_DIR ?= ../shared/litmus/lkmm
+# The public kernel litmus corpus share (../shared, CI only)
+LITMUS_CORPUS ?= ../shared/litmus/corpus
 LITMUS_ITERATIONS ?= 2000000
 # The harnesses' compiler (gcc, clang or a path) and backends; asm only when its header exists.
 LITMUS_HARNESS_CC ?= gcc
@@ -44,11 +46,14 @@ check-litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling
 	@LITMUS=$(BUILD)/katomic-litmus ITER=$(LITMUS_ITERATIONS) HCC='$(LITMUS_HARNESS_CC)' \
 	 BACKENDS='$(LITMUS_BACKENDS)' LKMM_DIR='$(LKMM_DIR)' sh tools/litmus/check.sh
 
-$(BUILD)/fuzz-litmus: tools/litmus/fuzz.c tools/litmus/parse.c tools/litmus/parse.h
-	@mkdir -p $(BUILD)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ tools/litmus/fuzz.c tools/litmus/parse.c
+LITMUS_FUZZ_SRCS := $(addprefix tools/litmus/,fuzz.c parse.c harness.c util.c) $(BUILD)/litmus-rt.c
 
+$(BUILD)/fuzz-litmus: $(LITMUS_FUZZ_SRCS) tools/litmus/parse.h tools/litmus/runner.h
+	@mkdir -p $(BUILD)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $(LITMUS_FUZZ_SRCS)
+
+# Seeds (directories are read recursively): our tests and bad/, the kernel's, the corpus share when present.
 fuzz-litmus: $(BUILD)/fuzz-litmus
 	@mkdir -p $(BUILD)/fuzz-litmus-corpus
-	$(BUILD)/fuzz-litmus -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=10 \
-		$(BUILD)/fuzz-litmus-corpus tests/litmus $(wildcard $(LKMM_DIR))
+	$(BUILD)/fuzz-litmus -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=10 -dict=tools/litmus/fuzz.dict \
+		$(BUILD)/fuzz-litmus-corpus tests/litmus $(wildcard $(LKMM_DIR) $(LITMUS_CORPUS))

@@ -35,13 +35,14 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void collect(const char *path, char ***files, int *nfiles)
+/* The *.litmus files of a directory in name order (with --recursive, of its subdirectories too), or a file. */
+static void collect(const char *path, char ***files, int *nfiles, int top)
 {
 	struct stat st;
 
 	if (stat(path, &st))
 		die("%s: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st.st_mode) && (top || opt.recursive)) {
 		DIR *d = opendir(path);
 		struct dirent *e;
 		char **list = NULL;
@@ -51,23 +52,34 @@ static void collect(const char *path, char ***files, int *nfiles)
 			die("%s: %s", path, strerror(errno));
 		while ((e = readdir(d))) {
 			size_t l = strlen(e->d_name);
+			char *p;
 
-			if (l > 7 && !strcmp(e->d_name + l - 7, ".litmus")) {
-				char *p = xmalloc(strlen(path) + l + 2);
-
-				sprintf(p, "%s/%s", path, e->d_name);
+			if (e->d_name[0] == '.')
+				continue;
+			p = xmalloc(strlen(path) + l + 2);
+			sprintf(p, "%s/%s", path, e->d_name);
+			if ((l > 7 && !strcmp(e->d_name + l - 7, ".litmus")) ||
+			    (opt.recursive && !stat(p, &st) && S_ISDIR(st.st_mode))) {
 				list = xrealloc(list, sizeof(*list) * (size_t)(n + 1));
 				list[n++] = p;
+			} else {
+				free(p);
 			}
 		}
 		closedir(d);
 		if (n)
 			qsort(list, (size_t)n, sizeof(*list), cmp_str);
-		*files = xrealloc(*files, sizeof(**files) * (size_t)(*nfiles + n));
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (!stat(list[i], &st) && S_ISDIR(st.st_mode)) {
+				collect(list[i], files, nfiles, 0);
+				free(list[i]);
+				continue;
+			}
+			*files = xrealloc(*files, sizeof(**files) * (size_t)(*nfiles + 1));
 			(*files)[(*nfiles)++] = list[i];
+		}
 		free(list);
-	} else {
+	} else if (!S_ISDIR(st.st_mode)) {
 		*files = xrealloc(*files, sizeof(**files) * (size_t)(*nfiles + 1));
 		(*files)[(*nfiles)++] = xstrdup(path);
 	}
@@ -82,6 +94,7 @@ static void usage(FILE *f)
 		"  --iterations N        iterations per test (default 10000000, or unbounded with --time)\n"
 		"  --time S              run each test for S seconds\n"
 		"  --json                JSON on stdout\n"
+		"  -r, --recursive       directories: also the *.litmus files of their subdirectories\n"
 		"  --parse-only          check the files only: no harness is compiled or run\n"
 		"  --mutate NAME=REPL    #define NAME(...) REPL(__VA_ARGS__) in the harness, e.g. smp_mb=barrier\n"
 		"  --cflags 'FLAGS'      extra compiler flags for the harnesses\n"
@@ -151,7 +164,7 @@ static long long parse_count(const char *name, const char *v)
 int main(int argc, char **argv)
 {
 	char **files = NULL;
-	int nfiles = 0, i, urcu_ok = 0;
+	int nfiles = 0, i, urcu_ok = 0, nargs = 1;
 	struct test *tests;
 	char asmh[PATH_MAX + 96];
 	struct stat st;
@@ -205,6 +218,8 @@ int main(int argc, char **argv)
 			opt.mutate[opt.nmutate++] = v;
 		} else if (!strcmp(a, "--json")) {
 			opt.json = 1;
+		} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
+			opt.recursive = 1;
 		} else if (!strcmp(a, "--parse-only")) {
 			opt.parse_only = 1;
 		} else if (!strcmp(a, "--no-urcu")) {
@@ -215,10 +230,12 @@ int main(int argc, char **argv)
 			usage(stderr);
 			die("unknown option %s", a);
 		} else {
-			collect(a, &files, &nfiles);
+			argv[nargs++] = argv[i];	/* collected once every option is known */
 		}
 #undef ARG
 	}
+	for (i = 1; i < nargs; i++)
+		collect(argv[i], &files, &nfiles, 1);
 	if (!nfiles) {
 		usage(stderr);
 		return 2;

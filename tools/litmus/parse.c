@@ -802,16 +802,23 @@ static void scan_declaration(struct parser *p, struct lt_thread *th, size_t bsta
 			fail_at(p, line, col, "register '%s' has type void", name);
 		ri = find_reg(th, name, strlen(name));
 		r = ri >= 0 ? &th->regs[ri] : add_reg(p, th, rcap, name);
-		if (!r->type) {
+		if (!r->declared) {
 			r->type = make_type(p, words, stars);
 			r->is_ptr = stars > 0;
-			r->assign_len = 0;
+			r->declared = 1;
 		}
 		next(p);
 		if (is_punct(p, "[") || is_punct(p, "("))
 			fail_tok(p, "array or function registers are not supported");
-		if (is_punct(p, "="))
+		if (is_punct(p, "=")) {
+			size_t from = p->tk.start + 1;
+
 			skip_initialiser(p, line, col);
+			if (!r->assign_len) {
+				r->assign_at = from - bstart;
+				r->assign_len = p->tk.start - from;
+			}
+		}
 		if (is_punct(p, ",")) {
 			next(p);
 			continue;
@@ -1199,9 +1206,13 @@ static void resolve(struct parser *p)
 	int i, nv = t->nvars;
 
 	/* Names the init block gives as values are locations (herd: x2=y2). */
-	for (i = 0; i < nv; i++)
-		if (p->var_init_sym[i] && strcmp(p->var_init_sym[i], "NULL"))
-			t->vars[i].init_ptr = var_named(p, p->var_init_sym[i], t->vars[i].line, t->vars[i].col);
+	for (i = 0; i < nv; i++) {
+		if (p->var_init_sym[i] && strcmp(p->var_init_sym[i], "NULL")) {
+			int target = var_named(p, p->var_init_sym[i], t->vars[i].line, t->vars[i].col);
+
+			t->vars[i].init_ptr = target;	/* after var_named: it may move t->vars */
+		}
+	}
 	for (i = 0; i < p->npend; i++) {
 		struct pending_reg_init *pr = &p->pend[i];
 
@@ -1236,10 +1247,10 @@ static void resolve(struct parser *p)
 		} else {
 			r = &th->regs[ri];
 		}
-		if (pr->type && (!r->type || r->assign_len)) {
+		if (pr->type && !r->declared) {
 			r->type = pr->type;
 			r->is_ptr = strchr(pr->type, '*') != NULL;
-			r->assign_len = 0;
+			r->declared = 1;
 		}
 		if (!pr->has_val)
 			continue;

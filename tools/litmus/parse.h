@@ -55,12 +55,13 @@ struct lt_var {
 /* A register: a local of a thread; the harness declares it at the top of the thread. */
 struct lt_reg {
 	const char *name;
-	const char *type;	/* declared type without const/volatile, e.g. "int", "int *"; NULL: undeclared */
+	const char *type;	/* declared type, e.g. "int", "int *"; NULL: undeclared */
+	int declared;		/* by the body or the init block (int *1:r1) */
 	int is_ptr;
 	int has_init;		/* initial value from the init block (0:r0=1;) */
 	long long init_val;
 	int init_ptr;		/* the address of variable init_ptr, or -1 */
-	size_t assign_at, assign_len;	/* undeclared: the right-hand side of its first assignment (body offsets) */
+	size_t assign_at, assign_len;	/* its first initialiser or assignment's right-hand side (body offsets) */
 };
 
 /* A stretch of a thread body the harness blanks: the type words of a register declaration. */

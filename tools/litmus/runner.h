@@ -51,7 +51,7 @@ struct options {
 	long long iterations;
 	double time;
 	long batch, sync;
-	int json, jobs, verbose, timeout, no_urcu, parse_only;
+	int json, jobs, verbose, timeout, no_urcu, parse_only, recursive;
 	double deadline;	/* no batch completed for this long: DEADLOCK */
 	int group;		/* tests per compiled program */
 	long long rcu_iterations;
