@@ -342,17 +342,71 @@ static void free_program(struct program *P)
 	free(P);
 }
 
-/* Replace program q->p[at], which did not compile, by its two halves. */
+/*
+ * The tests of P the compiler's log names: a message in a test's body names
+ * its file (#line), one in its generated code its kl<k>_ function, a
+ * linker's undefined reference the kl<k>_ function that makes it.
+ */
+static int blame(const struct program *P, int *culprit)
+{
+	const char *s;
+	int k, n = 0;
+
+	for (k = 0; k < P->ntests; k++) {
+		char path[PATH_MAX + 4];
+
+		snprintf(path, sizeof(path), "%s:", P->tests[k]->path);
+		culprit[k] = strstr(P->log, path) != NULL;
+	}
+	for (s = P->log; (s = strstr(s, "kl")); s += 2) {
+		char *e;
+		long k2 = strtol(s + 2, &e, 10);
+
+		if (e > s + 2 && *e == '_' && (s == P->log || s[-1] == '\'' || s[-1] == '`' || s[-1] == ' ' ||
+					       (unsigned char)s[-1] >= 0x80) && k2 >= 0 && k2 < P->ntests)
+			culprit[k2] = 1;
+	}
+	for (k = 0; k < P->ntests; k++)
+		n += culprit[k];
+	return n;
+}
+
+static void insert(struct queue *q, int at, struct program *P)
+{
+	q->p = xrealloc(q->p, sizeof(*q->p) * (size_t)(q->n + 1));
+	memmove(&q->p[at + 1], &q->p[at], sizeof(*q->p) * (size_t)(q->n - at));
+	q->p[at] = P;
+	q->n++;
+}
+
+/*
+ * Replace program q->p[at], which did not compile, by smaller ones: the
+ * tests the log blames alone and the others together, or else its two
+ * halves, until the test that breaks it is alone.
+ */
 static void split(struct queue *q, int at)
 {
 	struct program *P = q->p[at];
-	int h = P->ntests / 2;
+	int *culprit = xmalloc(sizeof(int) * (size_t)P->ntests), n = blame(P, culprit), k, nrest = 0;
+	struct test **rest = xmalloc(sizeof(*rest) * (size_t)P->ntests);
 
-	q->p = xrealloc(q->p, sizeof(*q->p) * (size_t)(q->n + 1));
-	memmove(&q->p[at + 2], &q->p[at + 1], sizeof(*q->p) * (size_t)(q->n - at - 1));
-	q->p[at] = new_program(P->tests, h, P->urcu);
-	q->p[at + 1] = new_program(P->tests + h, P->ntests - h, P->urcu);
-	q->n++;
+	q->p[at] = NULL;
+	if (n > 0 && n < P->ntests) {
+		for (k = 0; k < P->ntests; k++)
+			if (!culprit[k])
+				rest[nrest++] = P->tests[k];
+		q->p[at] = new_program(rest, nrest, P->urcu);
+		for (k = P->ntests - 1; k >= 0; k--)
+			if (culprit[k])
+				insert(q, at + 1, new_program(&P->tests[k], 1, P->urcu));
+	} else {
+		int h = P->ntests / 2;
+
+		q->p[at] = new_program(P->tests, h, P->urcu);
+		insert(q, at + 1, new_program(P->tests + h, P->ntests - h, P->urcu));
+	}
+	free(rest);
+	free(culprit);
 	free_program(P);
 }
 
