@@ -48,7 +48,8 @@ int in_filter(const struct test *T, const long long *v)
 }
 
 /*
- * Never/Sometimes/Always and DEADLOCK are judged; Maybe, no Result and a
+ * Never/Sometimes/Always and DEADLOCK are judged (a test herd gives
+ * executions that does not complete here fails); Maybe, no Result and a
  * test herd flags DATARACE (plain accesses racing: C gives it no meaning)
  * are run and reported only.
  */
@@ -83,7 +84,8 @@ void judge(struct test *T)
 		T->verdict = T->deadlock ? V_FAIL : T->pos ? V_PASS : V_NOTSEEN;
 		break;
 	case LT_RES_DEADLOCK:
-		T->verdict = T->deadlock ? V_PASS : V_FAIL;
+		/* herd found no allowed execution: the run deadlocks, or no final state passes the filter */
+		T->verdict = T->deadlock || (!T->pos && !T->neg) ? V_PASS : V_FAIL;
 		break;
 	default:
 		T->verdict = V_UNJUDGED;

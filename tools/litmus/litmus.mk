@@ -1,6 +1,8 @@
 # katomic litmus runner: `include tools/litmus/litmus.mk` from the top Makefile.
 #   make litmus          build $(BUILD)/katomic-litmus
 #   make check-litmus    tests/litmus/ and $(LKMM_DIR) under every backend; ends "N passed, M failed"
+#   make check-litmus-corpus  the public corpus share (parse all, run a sample) and
+#                        linux-source-6.12's litmus tests, every backend (CI)
 #   make fuzz-litmus     libFuzzer + ASan on the parser for FUZZ_TIME seconds (clang)
 #   make litmus-ceiling  the rates this machine's coherence allows such a harness (a benchmark)
 BUILD ?= build
@@ -9,8 +11,13 @@ CC ?= cc
 LITMUS_CC ?= $(CC)
 LITMUS_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra $(WERROR)
 LKMM_DIR ?= ../shared/litmus/lkmm
-# The public kernel litmus corpus share (../shared, CI only)
+# The public kernel litmus corpus share (../shared, CI only): all parsed, every
+# LITMUS_SAMPLE-th file run; Debian's kernel source for its own litmus tests.
 LITMUS_CORPUS ?= ../shared/litmus/corpus
+LITMUS_SAMPLE ?= 8
+LITMUS_CORPUS_ITERATIONS ?= 20000
+LINUX_TAR ?= /usr/src/linux-source-6.12.tar.xz
+LITMUS_LINUX_ITERATIONS ?= 200000
 LITMUS_ITERATIONS ?= 2000000
 # The harnesses' compiler (gcc, clang or a path) and backends; asm only when its header exists.
 LITMUS_HARNESS_CC ?= gcc
@@ -21,7 +28,7 @@ FUZZ_CC ?= clang
 LITMUS_SRCS := $(addprefix tools/litmus/,main.c parse.c harness.c compile.c run.c judge.c output.c util.c)
 LITMUS_RT := tools/litmus/harness-head.h tools/litmus/harness-main.h
 
-.PHONY: litmus check-litmus fuzz-litmus litmus-ceiling
+.PHONY: litmus check-litmus check-litmus-corpus fuzz-litmus litmus-ceiling
 
 litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling
 
@@ -47,6 +54,11 @@ check-litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling
 	 BACKENDS='$(LITMUS_BACKENDS)' LKMM_DIR='$(LKMM_DIR)' sh tools/litmus/check.sh
 
 LITMUS_FUZZ_SRCS := $(addprefix tools/litmus/,fuzz.c parse.c harness.c util.c) $(BUILD)/litmus-rt.c
+
+check-litmus-corpus: $(BUILD)/katomic-litmus
+	@LITMUS=$(BUILD)/katomic-litmus HCC='$(LITMUS_HARNESS_CC)' BACKENDS='$(LITMUS_BACKENDS)' BUILD=$(BUILD) \
+	 CORPUS='$(LITMUS_CORPUS)' SAMPLE=$(LITMUS_SAMPLE) ITER=$(LITMUS_CORPUS_ITERATIONS) \
+	 LINUX_TAR='$(LINUX_TAR)' LINUX_ITER=$(LITMUS_LINUX_ITERATIONS) sh tools/litmus/check-corpus.sh
 
 $(BUILD)/fuzz-litmus: $(LITMUS_FUZZ_SRCS) tools/litmus/parse.h tools/litmus/runner.h
 	@mkdir -p $(BUILD)

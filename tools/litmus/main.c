@@ -118,7 +118,9 @@ static void report(struct test *T)
 {
 	if (T->verdict == V_PARSE) {
 		tally.bad++;
-	} else if (!opt.parse_only) {
+	} else if (opt.parse_only) {
+		tally.parsed++;
+	} else {
 		tally.passed += T->verdict == V_PASS || T->verdict == V_NOTSEEN;
 		tally.notseen += T->verdict == V_NOTSEEN;
 		tally.skipped += T->verdict == V_SKIP;
@@ -304,9 +306,12 @@ int main(int argc, char **argv)
 	}
 	if (opt.json) {
 		print_json_tail(&tally);
-		fprintf(stderr, "%d passed, %d failed\n", tally.passed, tally.failed);
+		if (opt.parse_only)
+			fprintf(stderr, "%d parsed, %d rejected\n", tally.parsed, tally.bad);
+		else
+			fprintf(stderr, "%d passed, %d failed\n", tally.passed, tally.failed);
 	} else if (opt.parse_only) {
-		printf("%d parsed, %d rejected\n", nfiles - tally.bad, tally.bad);
+		printf("%d parsed, %d rejected\n", tally.parsed, tally.bad);
 	} else {
 		printf("(%d not seen, %d skipped, %d bad input, %d unjudged, %d datarace, %d deadlock; backend %s, cc %s)\n",
 		       tally.notseen, tally.skipped, tally.bad, tally.unjudged, tally.datarace, tally.deadlock,

@@ -179,6 +179,9 @@ void print_json_test(struct test *T, int first)
 void print_json_tail(const struct tally *n)
 {
 	printf("\n],\"passed\":%d,\"failed\":%d,\"not_seen\":%d,\"skipped\":%d,\"bad_input\":%d,"
-	       "\"unjudged\":%d,\"datarace\":%d,\"deadlock\":%d}\n",
+	       "\"unjudged\":%d,\"datarace\":%d,\"deadlock\":%d",
 	       n->passed, n->failed, n->notseen, n->skipped, n->bad, n->unjudged, n->datarace, n->deadlock);
+	if (opt.parse_only)
+		printf(",\"parsed\":%d", n->parsed);
+	printf("}\n");
 }

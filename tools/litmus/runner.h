@@ -136,7 +136,7 @@ void print_json_head(void);
 void print_json_test(struct test *T, int first);
 /* What a run came to: the last lines and the end of the JSON. */
 struct tally {
-	int passed, failed, notseen, skipped, bad, unjudged, datarace, deadlock;
+	int passed, failed, notseen, skipped, bad, unjudged, datarace, deadlock, parsed;
 };
 void print_json_tail(const struct tally *n);
 
