@@ -308,7 +308,8 @@ static void single_failed(struct program *P)
 
 		snprintf(msg, sizeof(msg), "%s() is not in the kernel API katomic provides", fn);
 		T->verdict = V_SKIP;
-		T->skip = xstrdup(msg);	/* owned by the test for the rest of the run */
+		T->error = xstrdup(msg);	/* the test owns it */
+		T->skip = T->error;
 	} else {
 		T->verdict = V_ERROR;
 		T->error = first_errors(P->log);
