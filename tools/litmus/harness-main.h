@@ -7,6 +7,7 @@
  * killed and reported "deadlock", one that crashes "crash"; the next test
  * runs either way.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -356,11 +357,70 @@ static int kl_run_test(int k)
 	return fflush(stdout) ? 3 : 0;
 }
 
+/* CPU seconds process pid has used (all its threads), or -1 where /proc cannot tell. */
+static double kl_cpu_seconds(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* after the command name, which may hold blanks */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Is every thread of process pid asleep (blocked, e.g. on a futex), none runnable? */
+static int kl_all_asleep(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int asleep = 1, seen = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (asleep && (e = readdir(d))) {
+		char stat[320], buf[512], *p;
+		FILE *f;
+		size_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(stat, sizeof(stat), "%s/%s/stat", path, e->d_name);
+		f = fopen(stat, "r");
+		if (!f)
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		seen++;
+		asleep = p && (p[2] == 'S' || p[2] == 'D');
+	}
+	closedir(d);
+	return asleep && seen;
+}
+
 /*
  * Run test k in a child process and watch it: no batch completed for
  * kl_deadline seconds is a deadlock, more than kl_watchdog seconds in all a
  * timeout; the child is killed and the verdict printed instead of its
- * histogram.
+ * histogram.  A deadlock needs more than no progress: the test spent a
+ * quarter of the deadline on the CPUs meanwhile (spinning on a lock, a
+ * barrier) or all its threads are asleep (a grace period waiting for
+ * itself); a test that did not get the CPUs (a loaded machine, nice) is
+ * given more time.
  */
 static void kl_watch(int k)
 {
@@ -368,7 +428,7 @@ static void kl_watch(int k)
 	pid_t pid;
 	int status = 0;
 	long long seen = 0;
-	double t0, tseen, now;
+	double t0, tseen, cseen, now;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -384,10 +444,12 @@ static void kl_watch(int k)
 		_exit(kl_run_test(k));
 	}
 	t0 = tseen = kl_now();
+	cseen = kl_cpu_seconds(pid);
 	for (;;) {
 		struct timespec ts = { 0, 20000000 };	/* SIGCHLD ends the wait at once */
 		pid_t r = waitpid(pid, &status, WNOHANG);
 		long long p = *kl_progress;
+		int dead = 0;
 
 		if (r == pid)
 			break;
@@ -395,13 +457,18 @@ static void kl_watch(int k)
 		if (p != seen) {
 			seen = p;
 			tseen = now;
+			cseen = kl_cpu_seconds(pid);
 		}
-		if (now - tseen >= kl_deadline || (kl_watchdog > 0 && now - t0 >= kl_watchdog)) {
+		if (now - tseen >= kl_deadline) {
+			double c = kl_cpu_seconds(pid);
+
+			dead = c < 0 || cseen < 0 || c - cseen >= kl_deadline / 4 || kl_all_asleep(pid);
+		}
+		if (dead || (kl_watchdog > 0 && now - t0 >= kl_watchdog)) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
-			printf("%s %d iterations %lld seconds %.3f\n", now - tseen >= kl_deadline ? "deadlock" : "timeout",
-			       k, seen, now - t0);
+			printf("%s %d iterations %lld seconds %.3f\n", dead ? "deadlock" : "timeout", k, seen, now - t0);
 			return;
 		}
 		(void)sigtimedwait(&chld, NULL, &ts);
