@@ -50,6 +50,8 @@ help:
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
+	@echo 'make check-litmus-corpus  the public litmus corpus share (parse all, run a sample) and'
+	@echo '                    linux-source-6.12'"'"'s litmus tests, every backend (CI; skipped where missing)'
 	@echo 'make litmus         build $(BUILD)/katomic-litmus; make fuzz-litmus fuzzes its parser (FUZZ_TIME=60)'
 	@echo 'make litmus-ceiling the litmus rates this CPU'"'"'s cache coherence allows (a benchmark)'
 	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
