@@ -17,7 +17,8 @@ HAVE_CCS := $(foreach c,$(TEST_CCS),$(if $(shell command -v $(c) 2>/dev/null),$(
 BACKENDS ?= c11 $(if $(and $(filter x86_64%,$(MACHINE)),$(wildcard include/katomic/backend/asm.h)),asm)
 
 # Every test program: tests/test-*.c plus the ones generated from the tables.
-TEST_SRCS := $(sort $(wildcard tests/test-*.c)) tests/generated/atomic-ops.c tests/generated/names.c
+TEST_SRCS := $(sort $(wildcard tests/test-*.c)) tests/generated/atomic-ops.c tests/generated/names.c \
+	tests/generated/names-optin.c
 TEST_NAMES := $(notdir $(TEST_SRCS:.c=))
 # The concurrency tests, also run under ThreadSanitizer.
 STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
@@ -25,7 +26,7 @@ STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
 HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
-.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
+.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop check-barrier-insns \
 	check-san check-tsan check-cross check-differential install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
@@ -38,9 +39,12 @@ $(BUILD)/katomic: tools/katomic.sh
 help:
 	@echo 'make                build what install needs ($(BUILD)/katomic.pc)'
 	@echo 'make check          every test this machine can run (prove TAP output)'
-	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS))'
+	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS));'
+	@echo '                    the compat and name tests also as C++ ($(HAVE_CXXS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
+	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
+	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
@@ -85,6 +89,23 @@ $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),$(eval $(call test_rules,$(c),$(
 UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
 	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS)))))
 
+# The tests that are also built as C++ (the names ported code uses, every
+# public name): by the C++ twin of each compiler (gcc-11 -> g++-11, clang-16
+# -> clang++-16) that is installed, per backend.
+CXX_TEST_SRCS := tests/test-compat.c tests/generated/names.c tests/generated/names-optin.c
+CXXFLAGS_TEST = -x c++ -std=gnu++17 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Itests -pthread
+cxx_of = $(subst clang,clang++,$(subst gcc,g++,$(1)))
+HAVE_CXXS := $(foreach c,$(HAVE_CCS),$(if $(shell command -v $(call cxx_of,$(c)) 2>/dev/null),$(call cxx_of,$(c))))
+define cxx_test_rules
+$(BUILD)/t/$(1)-$(2)/%: tests/%.c $(HEADERS) tests/tap.h | $(BUILD)/t/$(1)-$(2)/generated
+	$(1) $(CXXFLAGS_TEST) $(call backend_flags,$(2)) -o $$@ $$<
+$(BUILD)/t/$(1)-$(2)/generated:
+	mkdir -p $$@
+endef
+$(foreach c,$(HAVE_CXXS),$(foreach b,$(BACKENDS),$(eval $(call cxx_test_rules,$(c),$(b)))))
+UNIT_BINS += $(foreach c,$(HAVE_CXXS),$(foreach b,$(BACKENDS),\
+	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(CXX_TEST_SRCS)))))
+
 include tests/differential.mk
 include tools/litmus/litmus.mk
 include tools/codegen/codegen.mk
@@ -119,10 +140,17 @@ check-headers:
 check-prefix:
 	@sh tests/check-prefix.sh $(CC)
 
+check-interop:
+	@sh tests/check-interop.sh $(HAVE_CCS)
+
+check-barrier-insns:
+	@if command -v python3 >/dev/null 2>&1; then python3 tests/check-barrier-insns.py --cc '$(HAVE_CCS)'; \
+	 else echo 'note: python3 not installed: check-barrier-insns skipped (apt-get install python3)'; fi
+
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus check-bench
+check: gen-check check-headers check-prefix check-interop check-barrier-insns check-unit check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
 
 check-cross:

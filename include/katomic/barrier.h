@@ -89,6 +89,40 @@
 #define ka_rcu_dereference(p)		KA_READ_ONCE(p)
 #define ka_rcu_assign_pointer(p, v)	ka_smp_store_release(&(p), (v))
 
+/*
+ * Barriers for memory shared with a device (DMA; e.g. a VFIO or vhost-user
+ * driver's rings): dma_rmb/dma_wmb order reads/writes of coherent memory the
+ * device also accesses, dma_mb both.  What each costs is the architecture's
+ * (arch/: often lighter than mb(), which also orders MMIO).
+ */
+#define ka_dma_mb()			ka_arch_dma_mb()
+#define ka_dma_rmb()			ka_arch_dma_rmb()
+#define ka_dma_wmb()			ka_arch_dma_wmb()
+
+/*
+ * Barriers for memory shared with another machine's CPU (a guest and its
+ * hypervisor, virtio rings): the SMP barriers, but never weakened, not even
+ * when this process runs on one CPU and <katomic/up.h> has unlocked the
+ * recorded lock prefixes (the other side is not on our CPU).  Only x86-64's
+ * smp_mb is locked, so only virt_mb needs a form of its own there; the store
+ * of virt_store_mb is an xchg, which no patching touches.  virt_mb__before/
+ * after_atomic are the kernel's: they rely on the atomic op itself, which an
+ * unlocked (patched) op no longer is to another agent; use sync_cmpxchg on
+ * shared memory in such a process.
+ */
+#define ka_virt_mb()			ka_arch_virt_mb()
+#define ka_virt_rmb()			ka_smp_rmb()
+#define ka_virt_wmb()			ka_smp_wmb()
+#ifdef ka_arch_store_mb
+#define ka_virt_store_mb(var, value)	ka_smp_store_mb(var, value)
+#else
+#define ka_virt_store_mb(var, value) do { KA_WRITE_ONCE(var, value); ka_virt_mb(); } while (0)
+#endif
+#define ka_virt_mb__before_atomic()	ka_smp_mb__before_atomic()
+#define ka_virt_mb__after_atomic()	ka_smp_mb__after_atomic()
+#define ka_virt_load_acquire(p)		ka_smp_load_acquire(p)
+#define ka_virt_store_release(p, v)	ka_smp_store_release(p, v)
+
 #include "generated/names-barrier.h"
 
 #endif /* KATOMIC_BARRIER_H */

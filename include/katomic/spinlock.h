@@ -98,6 +98,48 @@ static __ka_always_inline bool ka_spin_is_contended(ka_spinlock_t *lock)
 /* Make an unlock followed by a lock a full barrier. */
 #define ka_smp_mb__after_unlock_lock()	ka_arch_mb__after_unlock_lock()
 
+/*
+ * The kernel's interrupt- and bottom-half-disabling lock forms and the
+ * raw_spin_* family, for ported code.  User space has no interrupts to
+ * disable and no lockdep or PREEMPT_RT split between spinlock_t and
+ * raw_spinlock_t, so each is the plain lock, with its ACQUIRE/RELEASE.
+ * _irqsave sets flags to 0 (so it is never read uninitialised) and
+ * _irqrestore reads it (so -Wall sees no set-but-unused variable); flags
+ * must be an unsigned long, as the kernel checks (another type warns in C,
+ * and is an error in C++).  The _trylock forms return the lock's result.
+ */
+static __ka_always_inline void __ka_irqflags_save(unsigned long *flags)
+{
+	*flags = 0;
+}
+#define ka_spin_lock_irqsave(lock, flags)	do { __ka_irqflags_save(&(flags)); ka_spin_lock(lock); } while (0)
+#define ka_spin_unlock_irqrestore(lock, flags)	do { (void)(flags); ka_spin_unlock(lock); } while (0)
+#define ka_spin_trylock_irqsave(lock, flags)	(__ka_irqflags_save(&(flags)), ka_spin_trylock(lock))
+#define ka_spin_lock_irq(lock)			ka_spin_lock(lock)
+#define ka_spin_unlock_irq(lock)		ka_spin_unlock(lock)
+#define ka_spin_trylock_irq(lock)		ka_spin_trylock(lock)
+#define ka_spin_lock_bh(lock)			ka_spin_lock(lock)
+#define ka_spin_unlock_bh(lock)			ka_spin_unlock(lock)
+#define ka_spin_trylock_bh(lock)		ka_spin_trylock(lock)
+
+typedef ka_spinlock_t ka_raw_spinlock_t;
+#define KA___RAW_SPIN_LOCK_UNLOCKED(x)		KA___SPIN_LOCK_UNLOCKED(x)
+#define KA_DEFINE_RAW_SPINLOCK(x)		ka_raw_spinlock_t x = KA___RAW_SPIN_LOCK_UNLOCKED(x)
+#define ka_raw_spin_lock_init(lock)		ka_spin_lock_init(lock)
+#define ka_raw_spin_lock(lock)			ka_spin_lock(lock)
+#define ka_raw_spin_unlock(lock)		ka_spin_unlock(lock)
+#define ka_raw_spin_trylock(lock)		ka_spin_trylock(lock)
+#define ka_raw_spin_is_locked(lock)		ka_spin_is_locked(lock)
+#define ka_raw_spin_lock_irqsave(lock, flags)	ka_spin_lock_irqsave(lock, flags)
+#define ka_raw_spin_unlock_irqrestore(lock, flags) ka_spin_unlock_irqrestore(lock, flags)
+#define ka_raw_spin_trylock_irqsave(lock, flags) ka_spin_trylock_irqsave(lock, flags)
+#define ka_raw_spin_lock_irq(lock)		ka_spin_lock(lock)
+#define ka_raw_spin_unlock_irq(lock)		ka_spin_unlock(lock)
+#define ka_raw_spin_trylock_irq(lock)		ka_spin_trylock(lock)
+#define ka_raw_spin_lock_bh(lock)		ka_spin_lock(lock)
+#define ka_raw_spin_unlock_bh(lock)		ka_spin_unlock(lock)
+#define ka_raw_spin_trylock_bh(lock)		ka_spin_trylock(lock)
+
 #include "generated/names-spinlock.h"
 
 #endif /* KATOMIC_SPINLOCK_H */

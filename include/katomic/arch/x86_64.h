@@ -92,5 +92,7 @@ typedef unsigned long __ka_x86_bitword;
 #define ka_arch_test_and_set_bit_lock(nr, addr) ka_arch_test_and_set_bit(nr, addr)
 /* smp_store_mb: xchg is a store and a full barrier in one instruction. */
 #define ka_arch_store_mb(p, v) ((void)__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
+/* dma_* and virt_mb: the asm backend's, in x86_64-io.h. */
+#include "x86_64-io.h"
 
 #endif

@@ -352,5 +352,7 @@ __KA_X86_TEST_AND_OP_BIT(__ka_x86_test_and_change_bit, "btc")
 #define ka_arch_cpu_relax() __asm__ __volatile__("pause" : : : "memory")
 /* smp_store_mb: xchg is a store and a full barrier in one instruction. */
 #define ka_arch_store_mb(p, v)	((void)ka_arch_xchg(p, v))
+/* dma_* and virt_mb (a lock the UP patching never touches). */
+#include "../arch/x86_64-io.h"
 
 #endif /* KATOMIC_BACKEND_ASM_H */
