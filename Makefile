@@ -26,7 +26,7 @@ STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
 HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
-.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop check-barrier-insns \
+.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop check-barrier-insns check-linux-source \
 	check-san check-tsan check-cross check-differential install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
@@ -45,6 +45,7 @@ help:
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
 	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
 	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
+	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl and virtio ringtest (linux-source-6.12; CI)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
@@ -142,6 +143,11 @@ check-prefix:
 
 check-interop:
 	@sh tests/check-interop.sh $(HAVE_CCS)
+
+# Debian's linux-source-6.12 (extracted at test time): the kernel's atomics.tbl
+# and tools/virtio/ringtest.  Skipped with a note when it is not installed.
+check-linux-source:
+	@BUILD=$(BUILD) sh tests/linux-source/run.sh $(HAVE_CCS)
 
 check-barrier-insns:
 	@if command -v python3 >/dev/null 2>&1; then python3 tests/check-barrier-insns.py --cc '$(HAVE_CCS)'; \
