@@ -26,7 +26,7 @@ STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
 HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
-.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop check-barrier-insns check-linux-source \
+.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop check-barrier-insns check-linux-source check-install-tools \
 	check-san check-tsan check-cross check-differential install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
@@ -34,7 +34,7 @@ all: $(BUILD)/katomic.pc $(BUILD)/katomic
 # The CLI: tools/katomic.sh with this source tree baked in.
 $(BUILD)/katomic: tools/katomic.sh
 	@mkdir -p $(BUILD)
-	sed "s|^root=.*|root=\$${KATOMIC_ROOT:-$(CURDIR)}|" $< > $@ && chmod +x $@
+	sed "s|^srcroot=.*|srcroot=$(CURDIR)|" $< > $@ && chmod +x $@
 
 help:
 	@echo 'make                build what install needs ($(BUILD)/katomic.pc)'
@@ -49,7 +49,8 @@ help:
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
-	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
+	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
+	@echo 'make check-install-tools  the installed katomic (litmus, report --quick) with the source tree deleted (CI)'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
@@ -60,7 +61,8 @@ help:
 	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
 	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
-	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'
+	@echo 'make install        headers, katomic.pc, the CMake package, bin/katomic and share/katomic (the instruments)'
+	@echo 'make uninstall      removes all of it (the installed CLI'"'"'s cache, ~/.cache/katomic, is the user'"'"'s)'
 	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
 
 # ---------------------------------------------------------------- generation
@@ -156,6 +158,10 @@ check-barrier-insns:
 check-install:
 	@sh tests/check-install.sh
 
+# The installed instruments without the source tree (includes katomic report --quick: minutes).
+check-install-tools:
+	@sh tests/check-install-tools.sh
+
 check: gen-check check-headers check-prefix check-interop check-barrier-insns check-unit check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
 
@@ -163,17 +169,49 @@ check-cross:
 	@sh tests/check-cross.sh
 
 # ---------------------------------------------------------------- install
+# PREFIX/include/katomic/            the headers
+# PREFIX/lib/pkgconfig/katomic.pc    pkg-config --cflags --libs katomic
+# PREFIX/lib/cmake/katomic/          find_package(katomic) -> katomic::katomic
+# PREFIX/bin/katomic                 the instruments' CLI, which uses
+# PREFIX/share/katomic/              their sources (whole directories, so an
+#                                    instrument's new files come along), the
+#                                    litmus tests, a Makefile with their build
+#                                    rules, include -> ../../include
+# The installed CLI builds what it runs in the user's cache directory.
+SHAREDIR  = $(PREFIX)/share/katomic
+CMAKEDIR  = $(PREFIX)/lib/cmake/katomic
+SHARE_DIRS := tools bench tests/litmus
+
 $(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' katomic.pc.in > $@
 
-install: $(BUILD)/katomic.pc
-	mkdir -p $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig
+$(BUILD)/katomic-config-version.cmake: cmake/katomic-config-version.cmake.in include/katomic/katomic.h
+	@mkdir -p $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# The CLI as installed: it finds ../share/katomic next to itself.
+$(BUILD)/katomic-installed: tools/katomic.sh
+	@mkdir -p $(BUILD)
+	sed 's|^installed=0$$|installed=1|' $< > $@
+	@grep -q '^installed=1$$' $@ || { echo 'install: tools/katomic.sh has no installed=0 line' >&2; exit 1; }
+
+install: $(BUILD)/katomic.pc $(BUILD)/katomic-config-version.cmake $(BUILD)/katomic-installed
+	mkdir -p $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(CMAKEDIR) \
+		$(DESTDIR)$(PREFIX)/bin
 	cd include && find katomic -name '*.h' -exec install -D -m 644 {} $(DESTDIR)$(PREFIX)/include/{} \;
 	install -m 644 $(BUILD)/katomic.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc
+	install -m 644 cmake/katomic-config.cmake $(BUILD)/katomic-config-version.cmake $(DESTDIR)$(CMAKEDIR)/
+	install -m 755 $(BUILD)/katomic-installed $(DESTDIR)$(PREFIX)/bin/katomic
+	rm -rf $(DESTDIR)$(SHAREDIR)
+	mkdir -p $(DESTDIR)$(SHAREDIR)
+	tar -cf - $(SHARE_DIRS) | (cd $(DESTDIR)$(SHAREDIR) && tar -xf - --no-same-owner)
+	install -m 644 tools/installed.mk $(DESTDIR)$(SHAREDIR)/Makefile
+	ln -s ../../include $(DESTDIR)$(SHAREDIR)/include
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(CMAKEDIR)
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc $(DESTDIR)$(PREFIX)/bin/katomic
 
 clean:
 	rm -rf $(BUILD)
