@@ -3,7 +3,8 @@
 # run under qemu-user, once per target variant; a missing cross compiler or
 # qemu is skipped with a note naming the package to install.  The tests that
 # are also C++ (CXX_SRCS) are built by clang++ --target with the same
-# sysroot: they use no C++ library, so no cross libstdc++ is needed.
+# sysroot: they use no C++ library, so neither its headers (-nostdinc++) nor
+# a cross libstdc++ are needed.
 set -u
 build=${BUILD:-build}/cross
 rm -rf "$build"; mkdir -p "$build"
@@ -42,7 +43,7 @@ while IFS='|' read -r name cc qemu flags pkg; do
 		t=$(basename "$src" .c)
 		bin="$build/$name/$t-cxx"
 		if ! $CROSS_CXX --target="${cc%-gcc}" -x c++ -std=gnu++17 -O2 -Wall -Wextra ${WERROR:-} $flags \
-			-static -nostdlib++ -fno-exceptions -fno-rtti -pthread -Iinclude -Itests \
+			-static -nostdinc++ -nostdlib++ -fno-exceptions -fno-rtti -pthread -Iinclude -Itests \
 			-o "$bin" "$src" 2>"$bin.err"; then
 			echo "not ok - $name: $t does not compile as C++ ($CROSS_CXX --target=${cc%-gcc})"; sed 's/^/# /' "$bin.err"
 			failed=$((failed + 1)); continue
