@@ -4,7 +4,9 @@
 # kept in the project) the kernel's scripts/atomic/atomics.tbl,
 # tools/virtio/ringtest and include/linux/ptr_ring.h, then
 #   atomics-tbl.py  every op and ordering variant of the kernel's table is ours
-#   ringtest.py     the virtio ring programs on katomic's barriers and locks
+#   ringtest.py     the virtio ring programs on katomic's barriers and locks, with
+#                   every compiler and backend here and (RINGTEST_CROSS=0: not)
+#                   the cross compilers under qemu-user
 # A missing tarball is skipped with a note, or fails with LINUX_SOURCE_REQUIRED=1 (CI).
 # Usage: tests/linux-source/run.sh [compiler...]
 set -u
@@ -29,6 +31,6 @@ python3 "$here/atomics-tbl.py" "$out/$top/scripts/atomic/atomics.tbl" gen/atomic
 	include/katomic/generated/names-atomic.h || status=1
 echo "== tools/virtio/ringtest on katomic"
 python3 "$here/ringtest.py" --src "$out/$top" --work "$out/ringtest" --ccs "$ccs" \
-	--cycles "${RINGTEST_CYCLES:-200000}" || status=1
+	--cycles "${RINGTEST_CYCLES:-200000}" $([ "${RINGTEST_CROSS:-1}" = 1 ] && echo --cross) || status=1
 [ "$status" = 0 ] && echo "check-linux-source: passed" || echo "check-linux-source: FAILED" >&2
 exit "$status"
