@@ -21,7 +21,8 @@ installed=0
 if [ "$installed" = 1 ]; then
 	self=$(readlink -f "$0" 2>/dev/null || echo "$0")
 	root=${KATOMIC_ROOT:-$(cd "$(dirname "$self")/../share/katomic" && pwd)}
-	build=${KATOMIC_BUILD:-${XDG_CACHE_HOME:-$HOME/.cache}/katomic/$(printf '%s' "$root" | tr -c 'A-Za-z0-9._-' '_')}
+	cache=${XDG_CACHE_HOME:-${HOME:?katomic: set HOME or XDG_CACHE_HOME (the installed katomic builds under it)}/.cache}
+	build=${KATOMIC_BUILD:-$cache/katomic/$(printf '%s' "$root" | tr -c 'A-Za-z0-9._-' '_')}
 else
 	root=${KATOMIC_ROOT:-$srcroot}
 	build=${KATOMIC_BUILD:-$root/build}
