@@ -14,11 +14,7 @@
 # Usage: tests/check-interop.sh [compiler...]   (default: gcc clang)
 set -u
 ccs=${*:-gcc clang}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-backends="c11"
-case $(cc -dumpmachine 2>/dev/null) in
-x86_64*) [ -f include/katomic/backend/asm.h ] && backends="c11 asm" ;;
-esac
+. tests/lib.sh
 n=0 fail=0
 pass() { n=$((n + 1)); echo "ok $n - $1"; }
 flunk() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; [ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err" | head -n 20; }
