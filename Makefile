@@ -44,6 +44,7 @@ help:
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
+	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
@@ -90,6 +91,7 @@ include tools/litmus/litmus.mk
 include tools/codegen/codegen.mk
 include bench/bench.mk
 include tools/report/report.mk
+include tools/up/up.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
@@ -122,7 +124,7 @@ check-prefix:
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus check-bench
+check: gen-check check-headers check-prefix check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
 
 check-cross:

@@ -5,13 +5,14 @@
 #   katomic codegen [options]                  per-op code-generation audit
 #   katomic bench   [options]                  per-op and workload benchmarks
 #   katomic report  [--quick|--full] [--out DIR]  all of it, as one page
+#   katomic uplocks [--list] [--dry-run] PROG...   record PROG's lock prefixes (<katomic/up.h>)
 set -u
 root=${KATOMIC_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${KATOMIC_BUILD:-$root/build}
 export KATOMIC_ROOT=$root KATOMIC_BUILD=$build
 
 usage() {
-	sed -n '2,8s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -28,9 +29,12 @@ codegen|bench|report)
 		exit 2
 	fi
 	exec sh "$impl" "$@" ;;
+uplocks)
+	command -v python3 >/dev/null 2>&1 || { echo "katomic uplocks: python3 not found" >&2; exit 2; }
+	exec python3 "$root/tools/up/uplocks.py" "$@" ;;
 -h|--help|help)
 	usage ;;
 *)
-	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report)" >&2
+	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks)" >&2
 	exit 2 ;;
 esac

@@ -153,7 +153,7 @@ def lock_sites(path):
     """{address of the 0xF0 byte: (instruction address, bytes, text)} over every executable section."""
     objdump = os.environ.get("OBJDUMP", "objdump")
     if not shutil.which(objdump):
-        raise Error(f"{objdump} not found: install binutils (or set OBJDUMP)")
+        raise Error(f"{path}: cannot disassemble it: {objdump} not found: install binutils (or set OBJDUMP)")
     try:
         out = subprocess.run([objdump, "-d", "-w", "--insn-width=16", path], capture_output=True,
                              text=True, errors="replace", check=False)
