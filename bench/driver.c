@@ -86,6 +86,7 @@ static struct {
 	double op_ms, wl_ms;
 	const char *filter, *contenders, *modes;
 	const char *csv, *json, *samples;
+	const char *up_json;	/* bench/up-patch.c's results, copied into the JSON as "up" */
 } opt = { .progress = true };
 
 static int ncpu;
@@ -1053,6 +1054,37 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The uniprocessor lock elision results (one JSON object from up-patch --json), as "up". */
+static void embed_up(FILE *js)
+{
+	FILE *f;
+	char buf[4096];
+	size_t n, total = 0;
+
+	if (!opt.up_json)
+		return;
+	f = fopen(opt.up_json, "r");
+	if (!f) {
+		fprintf(stderr, "katomic-bench: --up-json %s: %s\n", opt.up_json, strerror(errno));
+		return;
+	}
+	fprintf(js, ",\n  \"up\": ");
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (!total && buf[0] != '{') {
+			fprintf(stderr, "katomic-bench: --up-json %s: not a JSON object\n", opt.up_json);
+			fprintf(js, "null");
+			break;
+		}
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+			n--;
+		fwrite(buf, 1, n, js);
+		total += n;
+	}
+	if (!total)
+		fprintf(js, "null");
+	fclose(f);
+}
+
 static void write_outputs(double ghz_med)
 {
 	FILE *csv = opt.csv ? fopen(opt.csv, "w") : NULL;
@@ -1164,8 +1196,11 @@ static void write_outputs(double ghz_med)
 #undef F
 #undef E
 	}
-	if (js)
-		fprintf(js, "\n  ]\n}\n");
+	if (js) {
+		fprintf(js, "\n  ]");
+		embed_up(js);
+		fprintf(js, "\n}\n");
+	}
 	if (csv)
 		fclose(csv);
 	if (js)
@@ -1275,6 +1310,7 @@ static void usage(FILE *f)
 "  --contenders PATS  contenders to run (default: all built; raw and asm are always kept)\n"
 "  --modes LIST       solo,shared,own,false (default: all; --quick: solo,shared)\n"
 "  --csv FILE  --json FILE  --samples FILE   write the summary, JSON, every sample\n"
+"  --up-json FILE     copy up-patch --json's object into the JSON as \"up\"\n"
 "  --no-progress      no progress line on stderr\n"
 "  --list             list contenders and ops (n/a marked) and exit\n"
 "  --check            run every kernel at a tiny size and check final values (TAP)\n");
@@ -1310,6 +1346,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--csv")) { need(i, argc, argv); opt.csv = argv[++i]; }
 		else if (!strcmp(a, "--json")) { need(i, argc, argv); opt.json = argv[++i]; }
 		else if (!strcmp(a, "--samples")) { need(i, argc, argv); opt.samples = argv[++i]; }
+		else if (!strcmp(a, "--up-json")) { need(i, argc, argv); opt.up_json = argv[++i]; }
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
 		else {
 			fprintf(stderr, "katomic-bench: unknown option '%s'\n", a);

@@ -10,10 +10,13 @@
 #   --no-plots       skip gnuplot
 #   --aa             A/A control: the c11-* contenders built from the asm backend
 #                    too (identical code at other addresses): the noise floor
+#   --no-up          skip the uniprocessor lock elision benchmark (build/up-patch:
+#                    locked vs patched, asm and C11 after katomic uplocks; it is
+#                    also skipped when --filter does not name "up")
 #   anything else is passed to katomic-bench (--rounds N, --modes LIST,
 #   --contenders PATS, --threads N, --ms MS, --wl-ms MS, --list, --check; --help)
 #
-# Writes DIR/table.txt (also on stdout), DIR/bench.csv (one line per op x
+# Writes DIR/table.txt (also on stdout; the "== up:" table last), DIR/up.json, DIR/bench.csv (one line per op x
 # mode x contender: median/min/max ns/op, Mops/s, cycles estimate, ratios to
 # katomic asm and to the raw instruction, fairness), DIR/samples.csv (every
 # round), and with gnuplot DIR/ratio-MODE.{png,svg} (per-op ratio bars) and
@@ -22,7 +25,7 @@ set -u
 root=${KATOMIC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${KATOMIC_BUILD:-$root/build}
 out=$build/bench
-json=0 plots=1 passthru=0 aa=0
+json=0 plots=1 passthru=0 aa=0 up=1 quick=
 
 die() { echo "katomic bench: $*" >&2; exit 2; }
 
@@ -33,13 +36,18 @@ while [ "$n" -gt 0 ]; do
 	--out|--filter)
 		[ "$n" -gt 0 ] || die "$a needs a value"
 		v=$1; shift; n=$((n - 1))
-		if [ "$a" = --out ]; then out=$v; else set -- "$@" --filter "$v"; fi ;;
+		if [ "$a" = --out ]; then out=$v; else
+			set -- "$@" --filter "$v"
+			case $v in *up*) ;; *) up=0 ;; esac
+		fi ;;
 	--out=*) out=${a#--out=} ;;
 	--json) json=1 ;;
 	--no-plots) plots=0 ;;
 	--aa) aa=1 ;;
+	--no-up) up=0 ;;
+	--quick) quick=--quick; set -- "$@" "$a" ;;
 	-h|--help)
-		sed -n '2,21s/^# \{0,1\}//p' "$0"
+		sed -n '2,24s/^# \{0,1\}//p' "$0"
 		exit 0 ;;
 	--list|--check) passthru=1; set -- "$@" "$a" ;;
 	*) set -- "$@" "$a" ;;
@@ -56,10 +64,18 @@ else
 fi
 [ "$passthru" = 1 ] && exec "$bin" "$@"
 
-mkdir -p "$out" && rm -f "$out/gnuplot.log" || die "cannot create $out"
+mkdir -p "$out" && rm -f "$out/gnuplot.log" "$out/up.json" || die "cannot create $out"
+# Uniprocessor lock elision first (pinned to one CPU, about 20 s; --quick 3 s).
+if [ "$up" = 1 ] && [ -x "$build/up-patch" ]; then
+	"$build/up-patch" $quick --json "$out/up.json" > "$out/up.txt" || die "up-patch failed (see $out/up.txt)"
+	set -- "$@" --up-json "$out/up.json"
+elif [ "$up" = 1 ]; then
+	echo "katomic bench: no uniprocessor lock elision benchmark here (x86-64 and python3 only)" >&2
+fi
 if [ "$json" = 1 ]; then set -- "$@" --json "$out/bench.json"; fi
 "$bin" "$@" --csv "$out/bench.csv" --samples "$out/samples.csv" > "$out/table.txt"
 rc=$?
+[ -f "$out/up.json" ] && cat "$out/up.txt" >> "$out/table.txt"
 cat "$out/table.txt"
 [ "$rc" = 0 ] || exit "$rc"
 
