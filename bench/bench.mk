@@ -35,7 +35,7 @@ BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthr
 BENCH_ALIGN_GCC ?= -falign-functions=512 -fno-align-loops -fno-align-jumps -fno-align-labels
 BENCH_ALIGN_CLANG ?= -falign-functions=512 -falign-loops=1
 kb_align = $(if $(findstring clang,$(1)),$(BENCH_ALIGN_CLANG),$(BENCH_ALIGN_GCC))
-BENCH_HDRS := bench/kb.h bench/kernels.h bench/ops.def \
+BENCH_HDRS := bench/kb.h bench/kernels.h bench/ops.def bench/stat3.h \
 	$(wildcard include/katomic/*.h include/katomic/*/*.h)
 
 kb_hash := \#
@@ -89,7 +89,7 @@ KB_OBJS := $(addprefix $(BENCH_OBJ)/,$(addsuffix .o,$(strip $(KB_CONTENDERS)))) 
 $(BENCH_OBJ):
 	mkdir -p $@
 
-$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/ops.def $(KB_STAMP) | $(BENCH_OBJ)
+$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/stat3.h bench/ops.def $(KB_STAMP) | $(BENCH_OBJ)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ bench/driver.c
 
 $(BENCH_BIN): $(KB_OBJS)

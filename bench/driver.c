@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kb.h"
+#include "stat3.h"
 
 /* ------------------------------------------------------------ contenders */
 /* Weak: a contender whose compiler or headers were missing is not linked. */
@@ -132,34 +133,6 @@ static void *xmalloc_aligned(size_t size)
 	}
 	memset(p, 0, size);
 	return p;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-struct stat3 { double med, min, max; };
-
-static struct stat3 stats(const double *v, int n)
-{
-	double *s = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-	struct stat3 r = { -1, -1, -1 };
-	int k = 0;
-
-	for (int i = 0; i < n; i++)
-		if (v[i] >= 0)
-			s[k++] = v[i];
-	if (k) {
-		qsort(s, (size_t)k, sizeof(*s), cmpd);
-		r.med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
-		r.min = s[0];
-		r.max = s[k - 1];
-	}
-	free(s);
-	return r;
 }
 
 /* "a,b*,c": fnmatch, or a substring when a pattern has no wildcard. */

@@ -81,6 +81,7 @@ const struct upb_kernel UPB_SYM = { UPB_NAME, KATOMIC_BACKEND_NAME, UPB_CC " " _
 #define KATOMIC_UP_TABLE	/* `katomic uplocks` fills it after linking */
 #include <katomic/katomic.h>
 #include <katomic/up.h>
+#include "stat3.h"
 
 /* The kernels bench/bench.mk could build (weak: a missing compiler leaves one out). */
 extern const struct upb_kernel upb_asm_gcc __attribute__((__weak__));
@@ -120,31 +121,6 @@ static double sample(const struct upb_kernel *k, int l, long iters, long *ran)
 		}
 	}
 	return sum / iters;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-struct stat3 {
-	double med, min, max;
-};
-
-static struct stat3 stats(const double *v, int n)
-{
-	double *s = malloc((size_t)n * sizeof(*s));
-	struct stat3 r;
-
-	memcpy(s, v, (size_t)n * sizeof(*s));
-	qsort(s, (size_t)n, sizeof(*s), cmp);
-	r.med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	r.min = s[0];
-	r.max = s[n - 1];
-	free(s);
-	return r;
 }
 
 static void usage(FILE *f)
