@@ -14,9 +14,9 @@
  * while this or another thread may use two CPUs); that patching changes the
  * module's code exactly at the recorded sites (each 0xF0 -> 0x3E) and
  * unpatching restores every byte; which locks are recorded (atomic_inc, a
- * 16-bit cmpxchg, cmpxchg128: yes, where the backend or the scan records them;
- * sync_cmpxchg: never); exact results, single-threaded and with two threads
- * sharing the one CPU.
+ * 16-bit cmpxchg, cmpxchg128, a plain lock in inline asm: yes, where the
+ * backend or the scan records them; sync_cmpxchg and __KA_LOCK_KEEP: never);
+ * exact results, single-threaded and with two threads sharing the one CPU.
  *
  * The code under test (the "module") is in the first half; make check-up
  * also builds it alone as a shared object (-DUP_MODULE_ONLY) and the second
@@ -43,7 +43,7 @@
 
 /* ------------------------------------------------------------ the module */
 #define MOD __attribute__((__visibility__("default"), __noinline__))
-enum probe { P_INC, P_CAS16, P_SYNC, P_CAS128, NPROBES };
+enum probe { P_INC, P_CAS16, P_SYNC, P_CAS128, P_ASM_LOCK, P_ASM_KEEP, NPROBES };
 
 MOD int mod_patch(void);
 MOD int mod_patch_pinned(void);
@@ -75,6 +75,9 @@ MOD void probe_inc(atomic_t *v) { atomic_inc(v); }
 MOD short probe_cas16(short *p, short o, short n) { return cmpxchg(p, o, n); }
 MOD long probe_sync(long *p, long o, long n) { return sync_cmpxchg(p, o, n); }
 MOD bool probe_cas128(u128 *p, u128 *o, u128 n) { return try_cmpxchg128(p, o, n); }
+/* A user's own inline asm: a plain lock (found by the scan), and one that must stay. */
+MOD void probe_asm_lock(int *p) { __asm__ __volatile__("lock; addl $1, %0" : "+m"(*p) : : "memory", "cc"); }
+MOD void probe_asm_keep(int *p) { __asm__ __volatile__(__KA_LOCK_KEEP "addl $1, %0" : "+m"(*p) : : "memory", "cc"); }
 
 /* The test (`make check-up`) overwrites this code in the file to make the scan stale. */
 MOD void mod_never_called(void) { abort(); }
@@ -106,7 +109,8 @@ static const unsigned char *first_lock(const unsigned char *f)
 MOD const unsigned char *mod_probe(enum probe p)
 {
 	const void *f[NPROBES] = { (const void *)probe_inc, (const void *)probe_cas16,
-				   (const void *)probe_sync, (const void *)probe_cas128 };
+				   (const void *)probe_sync, (const void *)probe_cas128,
+				   (const void *)probe_asm_lock, (const void *)probe_asm_keep };
 
 	return first_lock((const unsigned char *)f[p]);
 }
@@ -151,6 +155,9 @@ MOD int mod_exercise(void)
 	good &= probe_sync(&l, 1, 2) == 1 && l == 2 && probe_sync(&l, 1, 3) == 2 && l == 2;
 	good &= probe_cas128(&q, &qo, 3) && q == 3;
 	good &= !probe_cas128(&q, &qo, 4) && qo == 3 && q == 3;
+	probe_asm_lock(&old);
+	probe_asm_keep(&old);
+	good &= old == 3;
 	smp_mb();
 	return good;
 }
@@ -308,8 +315,9 @@ static void fake_possible(const char *content)
 /* Which probes' locks are recorded: the asm backend records its own, the scan the compiler's. */
 static void check_probes(bool is_asm)
 {
-	static const char *name[NPROBES] = { "atomic_inc", "16-bit cmpxchg", "sync_cmpxchg", "cmpxchg128" };
-	bool want[NPROBES] = { is_asm || scanned_run, is_asm || scanned_run, false, true };
+	static const char *name[NPROBES] = { "atomic_inc", "16-bit cmpxchg", "sync_cmpxchg", "cmpxchg128",
+					     "inline asm \"lock; addl\"", "inline asm __KA_LOCK_KEEP \"addl\"" };
+	bool want[NPROBES] = { is_asm || scanned_run, is_asm || scanned_run, false, true, scanned_run, false };
 
 	for (int p = 0; p < NPROBES; p++) {
 		const unsigned char *lk = mod_probe((enum probe)p);
@@ -323,12 +331,12 @@ static void check_probes(bool is_asm)
 static void check_patched(const char *how, int rc)
 {
 	long d = text_diff(0x3E);
-	const unsigned char *sync = mod_probe(P_SYNC);
+	const unsigned char *sync = mod_probe(P_SYNC), *keep = mod_probe(P_ASM_KEEP);
 
 	ok(rc > 0 && (size_t)rc == mod_nsites(), "%s: %d of %zu sites changed", how, rc, mod_nsites());
 	ok(d == rc && sites_are(0x3E),
 	   "%s: the code differs from before exactly at the %ld recorded sites, each 0xF0 -> 0x3E", how, d);
-	ok(sync && *sync == 0xF0, "%s: sync_cmpxchg keeps its lock", how);
+	ok(sync && *sync == 0xF0 && keep && *keep == 0xF0, "%s: sync_cmpxchg and __KA_LOCK_KEEP keep their lock", how);
 }
 
 static void check_unpatch(const char *how)

@@ -152,8 +152,14 @@ def stale_copies(path, what, tsites):
 def program(cc, backend, d):
     what = f"{cc} {backend}"
     src = os.path.join(ROOT, "tests", "test-up-patch.c")
-    for mode, flags, etype in (("pie", ["-fPIE", "-pie"], 3), ("non-PIE", ["-fno-pie", "-no-pie"], 2)):
-        exe = os.path.join(d, f"patch-{mode}")
+    gc = ["-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections"]
+    modes = [("pie", ["-fPIE", "-pie"], 3), ("non-PIE", ["-fno-pie", "-no-pie"], 2), ("pie --gc-sections", gc, 3)]
+    if shutil.which("ld.lld"):      # lld drops sections only __start_ symbols refer to
+        modes.append(("pie --gc-sections lld", gc + ["-fuse-ld=lld"], 3))
+    else:
+        diag("ld.lld not installed: the lld --gc-sections build is skipped")
+    for mode, flags, etype in modes:
+        exe = os.path.join(d, "patch-" + mode.replace(" ", "").replace("--", "-"))
         if not build(f"{what} {mode}", cc_cmd(cc, backend, *flags, "-o", exe, src, "-ldl")):
             continue
         ok(elf_type(exe) == etype, f"{what} {mode}: ELF type {elf_type(exe)}")

@@ -130,6 +130,10 @@ struct __ka_up_hdr {
 	struct __ka_up_range range[__KA_UP_NRANGES];
 	/* followed by int site[capacity]: offsets of the lock bytes */
 };
+/* The locks that must stay (__KA_LOCK_KEEP): never in the table.  Referenced
+ * here so that the linker keeps the section under --gc-sections. */
+extern const int __start___ka_keep_locks[] __KA_UP_WEAK;
+extern const int __stop___ka_keep_locks[] __KA_UP_WEAK;
 extern const unsigned char __start___ka_uplocks[] __KA_UP_WEAK;
 extern const unsigned char __stop___ka_uplocks[] __KA_UP_WEAK;
 
@@ -141,9 +145,21 @@ struct __ka_up_table_def {
 	struct __ka_up_hdr hdr;
 	int site[KATOMIC_UP_TABLE_MAX];
 };
-/* Read-only data with file contents (not .bss): `katomic uplocks` fills it in the file. */
+/*
+ * Read-only data with file contents (not .bss): `katomic uplocks` fills it in
+ * the file.  Retained under --gc-sections (lld does not count the
+ * __start___ka_uplocks reference).
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__retain__)
+#define __KA_UP_RETAIN __retain__,
+#endif
+#endif
+#ifndef __KA_UP_RETAIN
+#define __KA_UP_RETAIN
+#endif
 extern const struct __ka_up_table_def __ka_up_table_reserved __attribute__((__visibility__("hidden")));
-__attribute__((__section__("__ka_uplocks"), __used__, __aligned__(8)))
+__attribute__((__section__("__ka_uplocks"), __used__, __KA_UP_RETAIN __aligned__(8)))
 const struct __ka_up_table_def __ka_up_table_reserved = {
 	{ __KA_UP_MAGIC, __KA_UP_VERSION, 0, KATOMIC_UP_TABLE_MAX, 0, 0, 0, 0, { { 0, 0 } } },
 	{ 0 }
@@ -419,6 +435,12 @@ static inline int __ka_up_table_check(const struct __ka_up_hdr *h)
 		if (!inside || *((const unsigned char *)h + site[i]) != 0xF0)
 			return -ESTALE;
 	}
+	/* A lock that must stay locked is never patched, whatever the table says. */
+	if (__start___ka_keep_locks && __stop___ka_keep_locks)
+		for (const int *k = __start___ka_keep_locks; k < __stop___ka_keep_locks; k++)
+			for (size_t i = 0; i < n; i++)
+				if ((const unsigned char *)k + *k == (const unsigned char *)h + site[i])
+					return -ESTALE;
 	return 0;
 }
 

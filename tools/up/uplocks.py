@@ -15,10 +15,13 @@ whose lock prefixes the compiler emits and records nowhere.
      ALU op, inc/dec/not/neg, xchg, xadd, cmpxchg, cmpxchg8b/16b,
      bts/btr/btc) with a memory operand, and objdump agrees that it is
      locked.  Anything else is an error: nothing is written.
-  2. Sites recorded in __ka_keep_locks (__KA_LOCK_KEEP: sync_cmpxchg and
-     inline asm that must stay locked) are left out; so are the asm
-     backend's __ka_smp_locks (katomic_up_patch*() patch those from their own
-     list).  Every such record must point at a site found in step 1.
+  2. Locks that must stay (__KA_LOCK_KEEP: sync_cmpxchg and inline asm that
+     asks for it) are left out: a DS prefix (0x3E) before the lock marks them
+     in the code itself, and __ka_keep_locks records them (when the linker
+     kept that section).  So are the asm backend's __ka_smp_locks sites
+     (katomic_up_patch*() patch those from their own list).  Every record
+     must point at a site found in step 1, every __ka_keep_locks one at a
+     marked site.
   3. The addresses (as offsets from the table), the executable sections'
      ranges and a hash of their bytes are written into the table, in place.
 
@@ -121,7 +124,8 @@ class Elf:
 
 
 def check_site(path, addr, raw, text):
-    """raw: the instruction's bytes.  Returns the offset of 0xF0 in it; raises if not a valid locked RMW."""
+    """raw: the instruction's bytes.  Returns (offset of 0xF0 in it, marked to keep: a DS prefix
+    before the lock); raises if it is not a valid locked read-modify-write."""
     where = f"{path}: 0x{addr:x}: {' '.join(f'{b:02x}' for b in raw)} ({text.strip()})"
     i = 0
     while i < len(raw) and raw[i] in LEGACY:
@@ -143,14 +147,16 @@ def check_site(path, addr, raw, text):
                     "(no memory destination, or not a read-modify-write)")
     if "lock" not in text.split():
         raise Error(f"{where}: objdump does not decode this lock prefix as part of the instruction")
-    return prefixes.index(0xF0)
+    at = prefixes.index(0xF0)
+    return at, 0x3E in prefixes[:at]
 
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\t([0-9a-f]{2}(?: [0-9a-f]{2})*)\s*\t?(.*)$")
 
 
 def lock_sites(path):
-    """{address of the 0xF0 byte: (instruction address, bytes, text)} over every executable section."""
+    """{address of the 0xF0 byte: (instruction address, bytes, text, marked to keep)} over every
+    executable section."""
     objdump = os.environ.get("OBJDUMP", "objdump")
     if not shutil.which(objdump):
         raise Error(f"{path}: cannot disassemble it: {objdump} not found: install binutils (or set OBJDUMP)")
@@ -177,7 +183,8 @@ def lock_sites(path):
                             "without a 0xF0 prefix byte")
             continue
         addr = int(m.group(1), 16)
-        sites[addr + check_site(path, addr, raw, text)] = (addr, raw, text.strip())
+        at, marked = check_site(path, addr, raw, text)
+        sites[addr + at] = (addr, raw, text.strip(), marked)
     return sites
 
 
@@ -207,12 +214,16 @@ def scan(path, list_sites=False, dry_run=False):
                     "link it again to scan it again")
 
     found = lock_sites(path)
-    keep, asm = set(elf.records(KEEP)), set(elf.records(ASM))
-    for name, recs in ((KEEP, keep), (ASM, asm)):
+    keep_recs, asm = set(elf.records(KEEP)), set(elf.records(ASM))
+    for name, recs in ((KEEP, keep_recs), (ASM, asm)):
         bad = sorted(recs - found.keys())
         if bad:
             raise Error(f"{path}: {name} names 0x{bad[0]:x}, which is not a lock prefix objdump decoded "
                         f"({len(bad)} such records)")
+    keep = {a for a, f in found.items() if f[3]}
+    bad = sorted(keep_recs - keep)
+    if bad:
+        raise Error(f"{path}: {KEEP} names 0x{bad[0]:x}, a lock without the DS prefix __KA_LOCK_KEEP puts before it")
     sites = sorted(found.keys() - keep - asm)
     xs = elf.exec_sections()
     if len(xs) > NRANGES:
@@ -228,7 +239,7 @@ def scan(path, list_sites=False, dry_run=False):
 
     if list_sites:
         for a in sorted(found):
-            ia, raw, text = found[a]
+            ia, raw, text, _ = found[a]
             mark = " (kept: __KA_LOCK_KEEP)" if a in keep else " (asm backend: __ka_smp_locks)" if a in asm else ""
             print(f"0x{a:x}\t{' '.join(f'{b:02x}' for b in raw)}\t{text}{mark}")
     blob = HDR.pack(MAGIC, VERSION, 1, capacity, len(sites), len(ranges), 0, h)
@@ -243,7 +254,7 @@ def scan(path, list_sites=False, dry_run=False):
             raise Error(f"{path}: cannot write the table: {e.strerror}") from e
     text_bytes = sum(s[5] for s in xs)
     print(f"katomic uplocks: {path}: {len(sites)} lock sites {'found' if dry_run else 'recorded'} "
-          f"({len(keep)} kept locked by __KA_LOCK_KEEP, {len(asm)} recorded by the asm backend), "
+          f"({len(keep)} kept locked by __KA_LOCK_KEEP, {len(asm - keep)} recorded by the asm backend), "
           f"{len(xs)} executable sections, {text_bytes} bytes, hash 0x{h:016x}")
 
 

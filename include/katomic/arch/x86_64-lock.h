@@ -9,10 +9,15 @@
  *   __KA_LOCK_KEEP    a lock that must stay even on one CPU (the memory may be
  *                     shared with a device, a hypervisor or another machine's
  *                     agent, or the instruction must stay a barrier for it):
- *                     its address goes into __ka_keep_locks, and
  *                     `katomic uplocks` skips it when it records the C11
- *                     backend's lock sites.  Use it in your own inline asm
- *                     for any lock that must survive: "__KA_LOCK_KEEP "cmpxchgl ...".
+ *                     backend's lock sites.  Marked twice: a DS prefix (0x3E,
+ *                     ignored in 64-bit mode) in front of the lock, which no
+ *                     linker can drop, and its address in __ka_keep_locks,
+ *                     which up.h checks again at run time (a linker with
+ *                     --gc-sections may drop that section: lld does unless
+ *                     something references it).  Use it in your own inline
+ *                     asm for any lock that must survive:
+ *                     __KA_LOCK_KEEP "cmpxchgl %1, %0".
  *
  * Each record is a 32-bit offset from the record to the lock byte, so it needs
  * no relocation in PIE executables and shared objects.  The lock is a
@@ -33,7 +38,7 @@
 	label ":\n\t"
 #define __KA_LOCK_PREFIX_HERE	__KA_LOCK_RECORD("__ka_smp_locks", "671")
 #define __KA_LOCK_PREFIX	__KA_LOCK_PREFIX_HERE "lock; "
-#define __KA_LOCK_KEEP		__KA_LOCK_RECORD("__ka_keep_locks", "672") "lock; "
+#define __KA_LOCK_KEEP		"ds; " __KA_LOCK_RECORD("__ka_keep_locks", "672") "lock; "
 
 /* The value type of *p, without qualifiers. */
 #define __ka_x86_val(p) __typeof__(__atomic_load_n((p), __ATOMIC_RELAXED))
