@@ -169,6 +169,9 @@ def program(cc, backend, d):
         if backend == "c11":
             ok(counts[0] > 0, f"{what} {mode}: the scan found the compiler's lock sites ({counts[0]})")
         run_tap(f"{what} {mode}: test-up-patch scanned", [exe, "scanned", str(counts[0]), str(counts[1])])
+        if mode == "pie" and shutil.which("taskset"):
+            run_tap(f"{what} {mode}: taskset -c 0 test-up-patch scanned",
+                    ["taskset", "-c", "0", exe, "scanned", str(counts[0]), str(counts[1])])
         if mode == "pie":
             stale = os.path.join(d, "stale")
             if build(f"{what} pie, to be made stale", cc_cmd(cc, backend, "-o", stale, src, "-ldl")) \
