@@ -53,7 +53,16 @@
  * call, so its register saves land on that path, not on the polling loop.
  */
 #define __KA_SPIN_BEFORE_YIELD 256
-static __attribute__((__unused__, __noinline__, __cold__)) unsigned __ka_spin_yield(void)
+/* clang keeps registers live across a cold call in callee-saved ones (pushes on entry) unless the callee saves them. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(__preserve_most__) && (defined(__x86_64__) || defined(__aarch64__))
+#define __KA_COLD_CALL_ABI __attribute__((__preserve_most__))
+#endif
+#endif
+#ifndef __KA_COLD_CALL_ABI
+#define __KA_COLD_CALL_ABI
+#endif
+static __attribute__((__unused__, __noinline__, __cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
 {
 	__ka_sched_yield();
 	return __KA_SPIN_BEFORE_YIELD;
