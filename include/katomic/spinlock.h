@@ -63,11 +63,34 @@ typedef union {
 #define KA___SPIN_LOCK_UNLOCKED(x)	{ KA_ATOMIC_INIT(0) }
 #define KA_DEFINE_SPINLOCK(x)		ka_spinlock_t x = KA___SPIN_LOCK_UNLOCKED(x)
 
-/* The contended paths, out of line (spinlock-queue.h). */
+/*
+ * The contended path, out of line (spinlock-queue.h).  clang calls it through
+ * a preserve_most wrapper, so a function that inlines spin_lock keeps its
+ * values in caller-saved registers across the call instead of pushing
+ * callee-saved ones on entry.  The wrapper has a name of its own: every
+ * caller of one symbol must agree on its calling convention, and gcc has no
+ * preserve_most.
+ */
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
 void __ka_spin_lock_slowpath(ka_spinlock_t *lock);
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(__preserve_most__) && (defined(__x86_64__) || defined(__aarch64__))
+__attribute__((__weak__, __visibility__("default"), __noinline__, __cold__, __preserve_most__))
+void __ka_spin_lock_slowpath_pm(ka_spinlock_t *lock)
+{
+	__ka_spin_lock_slowpath(lock);
+}
+#define __ka_spin_lock_contended(lock) __ka_spin_lock_slowpath_pm(lock)
+#endif
+#endif
+#ifdef __cplusplus
+}
+#endif
+#ifndef __ka_spin_lock_contended
+#define __ka_spin_lock_contended(lock) __ka_spin_lock_slowpath(lock)
+#endif
 
 static __ka_always_inline void ka_spin_lock_init(ka_spinlock_t *lock)
 {
@@ -90,7 +113,7 @@ static __ka_always_inline void ka_spin_lock(ka_spinlock_t *lock)
 {
 	if (__builtin_expect(__ka_spin_take(lock), 1))
 		return;
-	__ka_spin_lock_slowpath(lock);
+	__ka_spin_lock_contended(lock);
 }
 
 /*
