@@ -26,7 +26,7 @@ HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
-	check-san check-tsan check-cross check-differential install uninstall clean help
+	check-san check-tsan check-cross check-differential check-spinlock-dso install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
@@ -41,6 +41,7 @@ help:
 	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
+	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
@@ -119,10 +120,13 @@ check-headers:
 check-prefix:
 	@sh tests/check-prefix.sh $(CC)
 
+check-spinlock-dso:
+	@sh tests/check-spinlock-dso.sh $(HAVE_CCS)
+
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus check-bench
+check: gen-check check-headers check-prefix check-spinlock-dso check-unit check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
 
 check-cross:
