@@ -1,0 +1,285 @@
+"""A small schema checker for katomic's JSON documents (no third-party package).
+
+The schemas (tools/schema/*.schema.json) use a subset of JSON Schema, so they
+read like the real thing and a newcomer knows the words:
+
+  type                 "object" "array" "string" "integer" "number" "boolean"
+                       "null", or a list of them
+  properties, required, additionalProperties (false or a schema)
+  items, minItems
+  enum, const, pattern (a Python regular expression, searched), minimum, maximum
+  minLength            strings: 1 unless a schema says otherwise, so that an
+                       empty value ("") fails, as the old `"c11_insns": ,` did
+  $ref                 "#/$defs/NAME" only
+  anyOf                the first alternative that matches; if none does, the
+                       error of the one that got furthest
+  description, unit, title, $defs, $schema, $id: documentation, not checked
+
+Numbers must be finite, and a document with NaN/Infinity or a key given
+twice is refused when it is read (read_json), before any schema applies.
+
+    python3 -m katomic_tools.common.schema FILE...      validate each file
+    python3 -m katomic_tools.common.schema --doc        field tables for docs/json.md
+
+A file names its schema in its "schema" field: katomic-codegen ->
+tools/schema/codegen.schema.json, and so on.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "schema")
+
+_TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+class SchemaError(Exception):
+    """One thing wrong with a document: where (a JSON path) and what."""
+
+    def __init__(self, path, what):
+        super().__init__("%s: %s" % (path or "(top)", what))
+        self.path = path
+        self.what = what
+
+
+def read_json(path):
+    """Parse a JSON file strictly: no NaN/Infinity, no key given twice.
+
+    Raises ValueError with 'FILE: line L: what' for a malformed file."""
+    def no_constant(name):
+        raise ValueError("%s is not JSON" % name)
+
+    def no_duplicates(pairs):
+        seen = {}
+        for k, v in pairs:
+            if k in seen:
+                raise ValueError("key %r given twice" % k)
+            seen[k] = v
+        return seen
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ValueError("%s: %s" % (path, e.strerror)) from None
+    except UnicodeDecodeError as e:
+        raise ValueError("%s: not UTF-8 (%s)" % (path, e.reason)) from None
+    try:
+        return json.loads(text, parse_constant=no_constant, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as e:
+        raise ValueError("%s: line %d: %s" % (path, e.lineno, e.msg)) from None
+    except ValueError as e:
+        raise ValueError("%s: %s" % (path, e)) from None
+
+
+def load_schema(name):
+    """The schema for a document kind ("codegen", "litmus", ...)."""
+    return read_json(os.path.join(SCHEMA_DIR, name + ".schema.json"))
+
+
+def schema_name_of(doc):
+    """The kind a document declares: its "schema" field without the katomic- prefix.
+
+    A litmus run (katomic-litmus --json) names no schema yet: it is recognised
+    by its shape (backend, cc, tests)."""
+    if isinstance(doc, dict):
+        s = doc.get("schema")
+        if isinstance(s, str) and s.startswith("katomic-"):
+            return s[len("katomic-"):]
+        if s is None and {"backend", "cc", "tests"} <= set(doc):
+            return "litmus"
+    return None
+
+
+def _resolve(root, schema):
+    ref = schema.get("$ref")
+    if ref is None:
+        return schema
+    if not ref.startswith("#/$defs/"):
+        raise SchemaError("", "schema: only #/$defs/NAME references are supported: %s" % ref)
+    try:
+        return _resolve(root, root["$defs"][ref[len("#/$defs/"):]])
+    except KeyError:
+        raise SchemaError("", "schema: no definition %s" % ref) from None
+
+
+def _type_names(t):
+    return t if isinstance(t, list) else [t]
+
+
+def check(value, schema, root=None, path=""):
+    """Raise SchemaError for the first way `value` does not fit `schema`."""
+    root = schema if root is None else root
+    schema = _resolve(root, schema)
+    if "anyOf" in schema:
+        best = None
+        for alt in schema["anyOf"]:
+            try:
+                check(value, alt, root, path)
+                break
+            except SchemaError as e:
+                if best is None or len(e.path) > len(best.path):
+                    best = e
+        else:
+            raise best
+    if "type" in schema:
+        names = _type_names(schema["type"])
+        if not any(_TYPES[n](value) for n in names):
+            raise SchemaError(path, "expected %s, got %s" % (" or ".join(names), _describe(value)))
+    if "const" in schema and value != schema["const"]:
+        raise SchemaError(path, "expected %s, got %s" % (json.dumps(schema["const"]), _describe(value)))
+    if "enum" in schema and value not in schema["enum"]:
+        raise SchemaError(path, "%s is not one of %s" % (_describe(value), ", ".join(json.dumps(e) for e in schema["enum"])))
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 1):
+            raise SchemaError(path, "empty string" if not value else "shorter than %d" % schema["minLength"])
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            raise SchemaError(path, "%s does not match /%s/" % (_describe(value), schema["pattern"]))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SchemaError(path, "not a finite number")
+        if "minimum" in schema and value < schema["minimum"]:
+            raise SchemaError(path, "%s is below the minimum %s" % (value, schema["minimum"]))
+        if "maximum" in schema and value > schema["maximum"]:
+            raise SchemaError(path, "%s is above the maximum %s" % (value, schema["maximum"]))
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for k in schema.get("required", []):
+            if k not in value:
+                raise SchemaError(path, "missing field %r" % k)
+        extra = schema.get("additionalProperties", True)
+        for k, v in value.items():
+            sub = "%s.%s" % (path, k) if path else k
+            if k in props:
+                check(v, props[k], root, sub)
+            elif extra is False:
+                raise SchemaError(path, "unexpected field %r" % k)
+            elif isinstance(extra, dict):
+                check(v, extra, root, sub)
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            raise SchemaError(path, "%d item(s), at least %d expected" % (len(value), schema["minItems"]))
+        if "items" in schema:
+            for i, v in enumerate(value):
+                check(v, schema["items"], root, "%s[%d]" % (path, i))
+
+
+def _describe(v):
+    s = json.dumps(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def validate_file(path, kind=None):
+    """Read and check one document; return its kind.  Raises ValueError
+    ('FILE: where: what') when it is malformed or does not fit its schema."""
+    doc = read_json(path)
+    kind = kind or schema_name_of(doc)
+    if kind is None:
+        raise ValueError("%s: names no katomic schema (a \"schema\" field such as \"katomic-codegen\")" % path)
+    try:
+        schema = load_schema(kind)
+    except ValueError:
+        raise ValueError("%s: unknown schema %r (no tools/schema/%s.schema.json)" % (path, kind, kind)) from None
+    try:
+        check(doc, schema)
+    except SchemaError as e:
+        raise ValueError("%s: %s" % (path, e)) from None
+    return kind
+
+
+# ------------------------------------------------------------------ docs/json.md
+def _type_text(schema, root):
+    s = _resolve(root, schema)
+    if "anyOf" in s:
+        return " or ".join(_type_text(a, root) for a in s["anyOf"])
+    t = _type_names(s.get("type", "any"))
+    out = []
+    for n in t:
+        if n == "array" and "items" in s:
+            out.append("array of " + _type_text(s["items"], root))
+        else:
+            out.append(n)
+    txt = " or ".join(out)
+    if "enum" in s:
+        txt += ": " + ", ".join("`%s`" % json.dumps(e) for e in s["enum"])
+    if "const" in s:
+        txt += " `%s`" % json.dumps(s["const"])
+    return txt
+
+
+def _rows(schema, root, prefix, out, seen):
+    s = _resolve(root, schema)
+    if "anyOf" in s:
+        for a in s["anyOf"]:
+            _rows(a, root, prefix, out, seen)
+        return
+    if "items" in s and not s.get("properties"):
+        _rows(s["items"], root, prefix + "[]", out, seen)
+        return
+    req = set(s.get("required", []))
+    for k, v in s.get("properties", {}).items():
+        name = "%s.%s" % (prefix, k) if prefix else k
+        if name in seen:
+            continue
+        seen.add(name)
+        r = _resolve(root, v)
+        desc = r.get("description", v.get("description", ""))
+        unit = r.get("unit", v.get("unit", ""))
+        out.append("| `%s` | %s | %s | %s | %s |" % (
+            name, _type_text(v, root).replace("|", "\\|"), unit or "-", "yes" if k in req else "no",
+            desc.replace("|", "\\|")))
+        if r.get("properties") or "anyOf" in r or ("items" in r and _resolve(root, r["items"]).get("properties")):
+            _rows(r, root, name, out, seen)
+
+
+def field_table(kind):
+    """The Markdown table of every field of one schema (for docs/json.md)."""
+    root = load_schema(kind)
+    out = ["| field | type | unit | required | meaning |", "|---|---|---|---|---|"]
+    _rows(root, root, "", out, set())
+    return "\n".join(out)
+
+
+DOC_KINDS = ("codegen", "litmus", "bench", "run", "report", "report-merged")
+
+
+def main(argv):
+    if argv[:1] == ["--doc"]:
+        for k in DOC_KINDS:
+            root = load_schema(k)
+            print("<!-- generated: %s -->" % k)
+            print("### `%s` (tools/schema/%s.schema.json, version %s)\n" % (
+                root.get("title", k), k, root.get("properties", {}).get("version", {}).get("const", "-")))
+            print(field_table(k))
+            print("<!-- end: %s -->\n" % k)
+        return 0
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
+        print("usage: python3 -m katomic_tools.common.schema [--as KIND] FILE... | --doc", file=sys.stderr)
+        return 2
+    kind = None
+    if argv[0] == "--as":
+        kind, argv = argv[1], argv[2:]
+    bad = 0
+    for path in argv:
+        try:
+            k = validate_file(path, kind)
+            print("ok %s (%s)" % (path, k))
+        except ValueError as e:
+            print("error: %s" % e, file=sys.stderr)
+            bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
