@@ -126,7 +126,7 @@ check-bench: bench
 	 grep -v -e '^1\.\.' -e '^# [0-9]* passed' $$t.raw > $$t; \
 	 n=$$(grep -c -e '^ok' -e '^not ok' $$t); \
 	 grep -q '^# [0-9]* passed' $$t.raw || { n=$$((n + 1)); echo "not ok $$n - katomic-bench --check did not finish" >> $$t; }; \
-	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | awk -f tools/bench/placement.awk); \
+	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | PYTHONPATH=tools python3 -m katomic_tools.bench.placement); \
 	 echo "$${l%% - *} $$n - $${l#* - }" >> $$t; \
 	 $(if $(KB_X86),n=$$((n + 1)); if $(BUILD)/up-patch 1 10000 >/dev/null 2>&1; \
 	   then echo "ok $$n - up-patch: 1 round (lock prefixes patched and restored)"; \
