@@ -79,37 +79,46 @@ def _gnuplot(script, log):
         return subprocess.run(["gnuplot"], input=script, text=True, stdout=f, stderr=f).returncode == 0
 
 
-def draw(doc, out, warn):
-    """Write the .dat files and the charts into `out`; warn(text) on a gnuplot failure."""
+def draw(doc, out, warn, prefix="", formats=("png", "svg"), log=None):
+    """Write the .dat files and the charts into `out` (file names start with
+    `prefix`); warn(text) on a gnuplot failure.  Returns the PNGs written."""
     png = png_terminal()
-    log = os.path.join(out, "gnuplot.log")
+    log = log or os.path.join(out, "gnuplot.log")
     results = doc["results"]
+    written = []
     for mode in first_seen(r["mode"] for r in results if r["kind"] == "op"):
         lines, nrows, ncol = pivot(
             results, lambda r: r["kind"] == "op" and r["mode"] == mode and not r["contender"].startswith("asm-"),
             lambda r: r["name"], "ratio_asm_med", "op")
         if nrows == 0:
             continue
-        dat = os.path.join(out, "ratio-%s.dat" % mode)
+        dat = os.path.join(out, "%sratio-%s.dat" % (prefix, mode))
         with open(dat, "w") as f:
             f.write("\n".join(lines) + "\n")
         width = 300 + nrows * 70
-        for fmt, term in (("png", png), ("svg", "svg")):
-            script = RATIO_SCRIPT.format(term="%s noenhanced size %d,520" % (term, width), mode=mode, dat=dat,
-                                         out=os.path.join(out, "ratio-%s.%s" % (mode, fmt)), ncol=ncol + 1)
+        for fmt in formats:
+            path = os.path.join(out, "%sratio-%s.%s" % (prefix, mode, fmt))
+            script = RATIO_SCRIPT.format(term="%s noenhanced size %d,520" % (png if fmt == "png" else fmt, width),
+                                         mode=mode, dat=dat, out=path, ncol=ncol + 1)
             if not _gnuplot(script, log):
                 warn("gnuplot failed on %s (see %s)" % (dat, log))
+            elif fmt == "png":
+                written.append(path)
     for wl in first_seen(r["name"] for r in results if r["kind"] == "workload"):
         lines, nrows, ncol = pivot(
             results, lambda r: r["kind"] == "workload" and r["name"] == wl and r["status"] != "n/a",
             lambda r: r["threads"], "mops_med", "threads")
         if ncol == 0:
             continue
-        dat = os.path.join(out, "wl-%s.dat" % wl)
+        dat = os.path.join(out, "%swl-%s.dat" % (prefix, wl))
         with open(dat, "w") as f:
             f.write("\n".join(lines) + "\n")
-        for fmt, term in (("png", png), ("svg", "svg")):
-            script = WORKLOAD_SCRIPT.format(term="%s noenhanced size 800,500" % term, wl=wl, dat=dat,
-                                            out=os.path.join(out, "wl-%s.%s" % (wl, fmt)), ncol=ncol + 1)
+        for fmt in formats:
+            path = os.path.join(out, "%swl-%s.%s" % (prefix, wl, fmt))
+            script = WORKLOAD_SCRIPT.format(term="%s noenhanced size 800,500" % (png if fmt == "png" else fmt),
+                                            wl=wl, dat=dat, out=path, ncol=ncol + 1)
             if not _gnuplot(script, log):
                 warn("gnuplot failed on %s (see %s)" % (dat, log))
+            elif fmt == "png":
+                written.append(path)
+    return written

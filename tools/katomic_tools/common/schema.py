@@ -10,7 +10,7 @@ read like the real thing and a newcomer knows the words:
   enum, const, pattern (a Python regular expression, searched), minimum, maximum
   minLength            strings: 1 unless a schema says otherwise, so that an
                        empty value ("") fails, as the old `"c11_insns": ,` did
-  $ref                 "#/$defs/NAME" only
+  $ref                 "#/$defs/NAME", or "OTHER.schema.json" (another file of tools/schema/)
   anyOf                the first alternative that matches; if none does, the
                        error of the one that got furthest
   description, unit, title, $defs, $schema, $id: documentation, not checked
@@ -120,6 +120,10 @@ def _type_names(t):
 def check(value, schema, root=None, path=""):
     """Raise SchemaError for the first way `value` does not fit `schema`."""
     root = schema if root is None else root
+    ref = schema.get("$ref", "")
+    if ref.endswith(".schema.json"):
+        other = load_schema(ref[:-len(".schema.json")])
+        return check(value, other, other, path)
     schema = _resolve(root, schema)
     if "anyOf" in schema:
         best = None
