@@ -12,7 +12,9 @@ read like the real thing and a newcomer knows the words:
                        empty value ("") fails, as the old `"c11_insns": ,` did
   $ref                 "#/$defs/NAME", or "OTHER.schema.json" (another file of tools/schema/)
   anyOf                the first alternative that matches; if none does, the
-                       error of the one that got furthest
+                       error of the most likely one: not one failing on a
+                       const/enum (that is another kind of item), then the
+                       one that got furthest, then the first
   description, unit, title, $defs, $schema, $id: documentation, not checked
 
 Numbers must be finite, and a document with NaN/Infinity or a key given
@@ -46,10 +48,11 @@ _TYPES = {
 class SchemaError(Exception):
     """One thing wrong with a document: where (a JSON path) and what."""
 
-    def __init__(self, path, what):
+    def __init__(self, path, what, mismatch=False):
         super().__init__("%s: %s" % (path or "(top)", what))
         self.path = path
         self.what = what
+        self.mismatch = mismatch    # a const/enum value differs: rather another kind (anyOf)
 
 
 def read_json(path):
@@ -126,24 +129,24 @@ def check(value, schema, root=None, path=""):
         return check(value, other, other, path)
     schema = _resolve(root, schema)
     if "anyOf" in schema:
-        best = None
+        errors = []
         for alt in schema["anyOf"]:
             try:
                 check(value, alt, root, path)
                 break
             except SchemaError as e:
-                if best is None or len(e.path) > len(best.path):
-                    best = e
+                errors.append(e)
         else:
-            raise best
+            raise min(enumerate(errors), key=lambda ie: (ie[1].mismatch, -_depth(ie[1].path), ie[0]))[1]
     if "type" in schema:
         names = _type_names(schema["type"])
         if not any(_TYPES[n](value) for n in names):
             raise SchemaError(path, "expected %s, got %s" % (" or ".join(names), _describe(value)))
     if "const" in schema and value != schema["const"]:
-        raise SchemaError(path, "expected %s, got %s" % (json.dumps(schema["const"]), _describe(value)))
+        raise SchemaError(path, "expected %s, got %s" % (json.dumps(schema["const"]), _describe(value)), True)
     if "enum" in schema and value not in schema["enum"]:
-        raise SchemaError(path, "%s is not one of %s" % (_describe(value), ", ".join(json.dumps(e) for e in schema["enum"])))
+        raise SchemaError(path, "%s is not one of %s" % (_describe(value), ", ".join(json.dumps(e) for e in schema["enum"])),
+                          True)
     if isinstance(value, str):
         if len(value) < schema.get("minLength", 1):
             raise SchemaError(path, "empty string" if not value else "shorter than %d" % schema["minLength"])
@@ -158,6 +161,10 @@ def check(value, schema, root=None, path=""):
             raise SchemaError(path, "%s is above the maximum %s" % (value, schema["maximum"]))
     if isinstance(value, dict):
         props = schema.get("properties", {})
+        # the fields that say what kind of object this is (a const or an enum) first
+        for k, sub in props.items():
+            if k in value and _is_marker(root, sub):
+                check(value[k], sub, root, "%s.%s" % (path, k) if path else k)
         for k in schema.get("required", []):
             if k not in value:
                 raise SchemaError(path, "missing field %r" % k)
@@ -176,6 +183,17 @@ def check(value, schema, root=None, path=""):
         if "items" in schema:
             for i, v in enumerate(value):
                 check(v, schema["items"], root, "%s[%d]" % (path, i))
+
+
+def _is_marker(root, sub):
+    if sub.get("$ref", "").endswith(".schema.json"):
+        return False
+    r = _resolve(root, sub)
+    return "const" in r or "enum" in r
+
+
+def _depth(path):
+    return path.count(".") + path.count("[") + (1 if path else 0)
 
 
 def _describe(v):
@@ -203,10 +221,14 @@ def validate_file(path, kind=None):
 
 # ------------------------------------------------------------------ docs/json.md
 def _type_text(schema, root):
+    if schema.get("$ref", "").endswith(".schema.json"):
+        return "object: a %s document" % schema["$ref"][:-len(".schema.json")]
     s = _resolve(root, schema)
     if "anyOf" in s:
-        return " or ".join(_type_text(a, root) for a in s["anyOf"])
-    t = _type_names(s.get("type", "any"))
+        return " or ".join(a["$ref"].rsplit("/", 1)[-1] if "$ref" in a else _type_text(a, root) for a in s["anyOf"])
+    values = s["enum"] if "enum" in s else [s["const"]] if "const" in s else []
+    inferred = list(dict.fromkeys(n for v in values for n in _TYPES if _TYPES[n](v) and n != "number"))
+    t = _type_names(s.get("type") or inferred or "any")
     out = []
     for n in t:
         if n == "array" and "items" in s:
@@ -222,10 +244,13 @@ def _type_text(schema, root):
 
 
 def _rows(schema, root, prefix, out, seen):
+    if schema.get("$ref", "").endswith(".schema.json"):
+        return
     s = _resolve(root, schema)
     if "anyOf" in s:
-        for a in s["anyOf"]:
-            _rows(a, root, prefix, out, seen)
+        for a in s["anyOf"]:     # one block of rows per kind of item: tests[]<run_test>.verdict
+            name = a.get("$ref", "").rsplit("/", 1)[-1]
+            _rows(a, root, prefix + ("<%s>" % name if name else ""), out, seen)
         return
     if "items" in s and not s.get("properties"):
         _rows(s["items"], root, prefix + "[]", out, seen)
@@ -236,14 +261,19 @@ def _rows(schema, root, prefix, out, seen):
         if name in seen:
             continue
         seen.add(name)
-        r = _resolve(root, v)
-        desc = r.get("description", v.get("description", ""))
-        unit = r.get("unit", v.get("unit", ""))
+        r = v if v.get("$ref", "").endswith(".schema.json") else _resolve(root, v)
+        desc = v.get("description", r.get("description", ""))
+        unit = v.get("unit", r.get("unit", ""))
         out.append("| `%s` | %s | %s | %s | %s |" % (
             name, _type_text(v, root).replace("|", "\\|"), unit or "-", "yes" if k in req else "no",
             desc.replace("|", "\\|")))
-        if r.get("properties") or "anyOf" in r or ("items" in r and _resolve(root, r["items"]).get("properties")):
+        items = r.get("items", {})
+        if r.get("properties") or "anyOf" in r or (items and (items.get("anyOf") or _resolve_any(root, items).get("properties"))):
             _rows(r, root, name, out, seen)
+
+
+def _resolve_any(root, s):
+    return {} if s.get("$ref", "").endswith(".schema.json") else _resolve(root, s)
 
 
 def field_table(kind):

@@ -74,11 +74,11 @@ class Runner:
 
     # ------------------------------------------------------------ 2. litmus
     def litmus(self):
+        iters, timeout = (2000000, 600) if self.full else (200000, 120)
         if "litmus" in self.skip:
-            return self.skipped("litmus", 2)
+            return dict(self.skipped("litmus", 2), dirs=[], iterations=iters, runs=[])
         t0 = time.time()
         root, build = paths.root(), paths.build()
-        iters, timeout = (2000000, 600) if self.full else (200000, 120)
         notes = []
         dirs = [os.path.join(root, "tests", "litmus")] + self.extra_dirs
         lkmm = os.path.join(os.path.dirname(root), "shared", "litmus", "lkmm")
