@@ -21,7 +21,7 @@ Numbers must be finite, and a document with NaN/Infinity or a key given
 twice is refused when it is read (read_json), before any schema applies.
 
     python3 -m katomic_tools.common.schema FILE...      validate each file
-    python3 -m katomic_tools.common.schema --doc        field tables for docs/json.md
+    python3 -m katomic_tools.common.schema --update-doc docs/json.md   its field tables
 
 A file names its schema in its "schema" field: katomic-codegen ->
 tools/schema/codegen.schema.json, and so on.
@@ -287,19 +287,35 @@ def field_table(kind):
 DOC_KINDS = ("codegen", "litmus", "bench", "run", "report", "report-merged")
 
 
+def doc_block(kind):
+    """docs/json.md's generated block for one schema (between its markers)."""
+    root = load_schema(kind)
+    return "### `%s` (tools/schema/%s.schema.json, version %s)\n\n%s" % (
+        root.get("title", kind), kind, root.get("properties", {}).get("version", {}).get("const", "-"), field_table(kind))
+
+
+def update_doc(path):
+    """Rewrite the generated blocks of `path` (docs/json.md) from the schemas."""
+    text = open(path, encoding="utf-8").read()
+    for k in DOC_KINDS:
+        begin, end = "<!-- generated: %s -->" % k, "<!-- end: %s -->" % k
+        block = "%s\n%s\n%s" % (begin, doc_block(k), end)
+        if begin in text and end in text:
+            text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def main(argv):
-    if argv[:1] == ["--doc"]:
-        for k in DOC_KINDS:
-            root = load_schema(k)
-            print("<!-- generated: %s -->" % k)
-            print("### `%s` (tools/schema/%s.schema.json, version %s)\n" % (
-                root.get("title", k), k, root.get("properties", {}).get("version", {}).get("const", "-")))
-            print(field_table(k))
-            print("<!-- end: %s -->\n" % k)
+    if argv[:1] == ["--update-doc"] and len(argv) == 2:
+        update_doc(argv[1])
         return 0
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
-        print("usage: python3 -m katomic_tools.common.schema [--as KIND] FILE... | --doc", file=sys.stderr)
+        print("usage: python3 -m katomic_tools.common.schema [--as KIND] FILE... | --update-doc docs/json.md",
+              file=sys.stderr)
         return 2
     kind = None
     if argv[0] == "--as":
