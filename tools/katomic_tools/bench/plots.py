@@ -86,39 +86,29 @@ def draw(doc, out, warn, prefix="", formats=("png", "svg"), log=None):
     log = log or os.path.join(out, "gnuplot.log")
     results = doc["results"]
     written = []
+
+    def chart(stem, matrix, script, size, **fields):
+        """One chart: STEM.dat from the pivot `matrix`, then STEM.<fmt> for each format."""
+        lines, nrows, ncol = matrix
+        if nrows == 0 or ncol == 0:
+            return
+        dat = os.path.join(out, prefix + stem + ".dat")
+        with open(dat, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        for fmt in formats:
+            path = os.path.join(out, "%s%s.%s" % (prefix, stem, fmt))
+            term = "%s noenhanced size %s" % (png if fmt == "png" else fmt, size)
+            if not _gnuplot(script.format(term=term, dat=dat, out=path, ncol=ncol + 1, **fields), log):
+                warn("gnuplot failed on %s (see %s)" % (dat, log))
+            elif fmt == "png":
+                written.append(path)
+
     for mode in first_seen(r["mode"] for r in results if r["kind"] == "op"):
-        lines, nrows, ncol = pivot(
-            results, lambda r: r["kind"] == "op" and r["mode"] == mode and not r["contender"].startswith("asm-"),
-            lambda r: r["name"], "ratio_asm_med", "op")
-        if nrows == 0:
-            continue
-        dat = os.path.join(out, "%sratio-%s.dat" % (prefix, mode))
-        with open(dat, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        width = 300 + nrows * 70
-        for fmt in formats:
-            path = os.path.join(out, "%sratio-%s.%s" % (prefix, mode, fmt))
-            script = RATIO_SCRIPT.format(term="%s noenhanced size %d,520" % (png if fmt == "png" else fmt, width),
-                                         mode=mode, dat=dat, out=path, ncol=ncol + 1)
-            if not _gnuplot(script, log):
-                warn("gnuplot failed on %s (see %s)" % (dat, log))
-            elif fmt == "png":
-                written.append(path)
+        m = pivot(results, lambda r: r["kind"] == "op" and r["mode"] == mode and not r["contender"].startswith("asm-"),
+                  lambda r: r["name"], "ratio_asm_med", "op")
+        chart("ratio-" + mode, m, RATIO_SCRIPT, "%d,520" % (300 + m[1] * 70), mode=mode)
     for wl in first_seen(r["name"] for r in results if r["kind"] == "workload"):
-        lines, nrows, ncol = pivot(
-            results, lambda r: r["kind"] == "workload" and r["name"] == wl and r["status"] != "n/a",
-            lambda r: r["threads"], "mops_med", "threads")
-        if ncol == 0:
-            continue
-        dat = os.path.join(out, "%swl-%s.dat" % (prefix, wl))
-        with open(dat, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        for fmt in formats:
-            path = os.path.join(out, "%swl-%s.%s" % (prefix, wl, fmt))
-            script = WORKLOAD_SCRIPT.format(term="%s noenhanced size 800,500" % (png if fmt == "png" else fmt),
-                                            wl=wl, dat=dat, out=path, ncol=ncol + 1)
-            if not _gnuplot(script, log):
-                warn("gnuplot failed on %s (see %s)" % (dat, log))
-            elif fmt == "png":
-                written.append(path)
+        m = pivot(results, lambda r: r["kind"] == "workload" and r["name"] == wl and r["status"] != "n/a",
+                  lambda r: r["threads"], "mops_med", "threads")
+        chart("wl-" + wl, m, WORKLOAD_SCRIPT, "800,500", wl=wl)
     return written

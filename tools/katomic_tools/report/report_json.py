@@ -1,7 +1,6 @@
 """report.json: every figure the page shows, for one machine
 (tools/schema/report.schema.json) or several (report-merged.schema.json)."""
 from . import rules
-from .model import STAGES
 
 SCHEMA_VERSION = 1
 
