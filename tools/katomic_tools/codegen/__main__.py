@@ -81,7 +81,11 @@ def main(argv):
         return 1
     jobs = os.cpu_count() or 2
     print("katomic codegen: %d compiles on %d cores (%s)" % (len(plan.compiles()), jobs, a["opt"]), file=sys.stderr)
-    doc = audit.audit(paths.root(), work, plan, a["opt"], a["canon"], jobs)
+    try:
+        doc = audit.audit(paths.root(), work, plan, a["opt"], a["canon"], jobs)
+    except ValueError as e:         # a malformed table or manifest: FILE: line N: what
+        print("katomic codegen: %s" % e, file=sys.stderr)
+        return 1
     if doc is None:
         print("katomic codegen: some compiles failed (see above)", file=sys.stderr)
         return 1
