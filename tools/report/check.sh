@@ -28,7 +28,7 @@ ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 jqt() { jq -e "$1" "$out/report.json" >/dev/null 2>&1; }
-validate="env PYTHONPATH=$root/tools python3 -m katomic_tools.common.schema"
+validate() { PYTHONPATH=$root/tools python3 -m katomic_tools.common.schema "$@" >/dev/null; }
 is_png() { [ -s "$1" ] && [ "$(od -An -tx1 -N4 "$1" | tr -d ' \n')" = 89504e47 ]; }
 
 # ---------------------------------------------------------------- 1. the report
@@ -50,7 +50,7 @@ for f in REPORT.md index.html report.json run.json codegen/codegen.html codegen/
 done
 # every document the run produced fits its schema (no empty value, no missing field)
 for f in "$out"/run.json "$out"/report.json "$out"/codegen/codegen.json "$out"/litmus/*.json "$out"/bench/bench.json; do
-	check "schema: ${f#"$out"/}" $validate "$f"
+	check "schema: ${f#"$out"/}" validate "$f"
 done
 if command -v jq >/dev/null 2>&1; then
 	check "report.json is valid JSON (jq)" jqt .
@@ -175,7 +175,7 @@ PY
 $katomic report --from "$merged" >"$keep/merged.out" 2>"$keep/merged.err"
 rc=$?
 check "--from two machines: exit status 0 or 1 (got $rc)" [ "$rc" -le 1 ]
-check "--from two machines: report.json is a merged report of 2" $validate --as report-merged "$merged/report.json"
+check "--from two machines: report.json is a merged report of 2" validate --as report-merged "$merged/report.json"
 check "--from two machines: REPORT.md has a section per machine" sh -c "[ \$(grep -c '^## Machine: ' '$merged/REPORT.md') = 2 ] && grep -q '^## Machine: beta-host' '$merged/REPORT.md'"
 check "--from two machines: index.html has each machine's verdict table" sh -c "grep -q 'id=\"verdict-table\"' '$merged/index.html' && grep -q 'id=\"verdict-table-2\"' '$merged/index.html'"
 check "--from two machines: stdout summarises both" grep -q '^Answer, all machines: ' "$keep/merged.out"
