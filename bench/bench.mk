@@ -83,6 +83,8 @@ $(eval $(call kb_contender,ao,bench/peer-ao.c,$(BENCH_CC),-mcx16,$(KB_HAVE_AO),a
 $(eval $(call kb_contender,std-gcc,bench/peer-std.c,$(BENCH_CC),-mcx16 $(if $(KB_LIBATOMIC),,-DKB_NO_LIBATOMIC),$(KB_GCC),$(BENCH_CC)_not_installed))
 $(eval $(call kb_contender,std-clang,bench/peer-std.c,$(BENCH_CLANG),-mcx16,$(KB_CLANG),$(BENCH_CLANG)_not_installed))
 $(eval $(call kb_contender,libc,bench/peer-libc.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,mutex,bench/peer-mutex.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,ticket,bench/peer-ticket.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
 
 KB_OBJS := $(addprefix $(BENCH_OBJ)/,$(addsuffix .o,$(strip $(KB_CONTENDERS)))) $(BENCH_OBJ)/driver.o
 

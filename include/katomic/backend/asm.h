@@ -46,7 +46,7 @@
 	".long 671f - .\n\t"							\
 	".popsection\n"								\
 	"671:\n\t"
-#define __KA_LOCK_PREFIX	__KA_LOCK_PREFIX_HERE "lock "
+#define __KA_LOCK_PREFIX	__KA_LOCK_PREFIX_HERE "lock; "	/* ";": F0 first, before any 66 prefix */
 /* A lock the UP patching must never touch. */
 #define __KA_LOCK_LITERAL	"lock "
 
