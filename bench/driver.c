@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -1159,9 +1160,12 @@ static void write_outputs(double ghz_med)
 	if (sm)
 		fprintf(sm, "kind,name,mode,threads,contender,round,ns_per_op,mops,fair\n");
 	if (js) {
-		fprintf(js, "{\n  \"tool\": \"katomic-bench\",\n  \"cpus\": %d,\n  \"rounds\": %d,\n"
-			"  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n  \"contenders\": [",
-			ncpu, opt.rounds, ghz_med, opt.quick ? "true" : "false");
+		/* tools/schema/bench.schema.json describes every field (docs/json.md). */
+		fprintf(js, "{\n  \"schema\": \"katomic-bench\",\n  \"version\": 1,\n  \"tool\": \"katomic-bench\",\n"
+			"  \"cpus\": %d,\n  \"rounds\": %d,\n  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n"
+			"  \"resampled\": %ld,\n  \"disturbed\": %ld,\n  \"contenders\": [",
+			ncpu, opt.rounds, isfinite(ghz_med) ? ghz_med : 0.0, opt.quick ? "true" : "false",
+			n_retried, n_disturbed);
 		for (int c = 0; c < ncon; c++) {
 			fprintf(js, "%s\n    {\"name\": ", c ? "," : "");
 			json_str(js, con[c]->name);
@@ -1239,11 +1243,15 @@ static void write_outputs(double ghz_med)
 					       fa.med, fa.min, fa.max, rk.med, rk.min, rk.max, tm.med, tm.min, tm.max };
 
 				for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-					if (v[k] >= 0)
+					if (v[k] >= 0 && isfinite(v[k]))
 						fprintf(js, ", \"%s\": %.4f", nm[k], v[k]);
-				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": \"%s\", "
-					"\"what\": ", r->iters, r->errors, oversub(r) ? "true" : "false",
-					refc >= 0 ? con[refc]->name : "");
+				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": ",
+					r->iters, r->errors, oversub(r) ? "true" : "false");
+				if (refc >= 0)
+					json_str(js, con[refc]->name);
+				else
+					fprintf(js, "null");
+				fprintf(js, ", \"what\": ");
 				json_str(js, what);
 			}
 			fprintf(js, "}");
