@@ -23,6 +23,16 @@ The answer, first rule that applies:
 import math
 import re
 
+# spinlock_t against glibc's pthread_mutex_t (issue 11; docs/spinlock.md), on
+# LOCK_WORKLOAD with a thread per CPU and twice as many: throughput / mutex at
+# least LOCK_AS_FAST (median) and, with threads outnumbering CPUs, above
+# LOCK_FLOOR in every round; fairness (min/max acquisitions per thread) at
+# least LOCK_FAIR.  The other lock workloads and thread counts are shown.
+LOCK_AS_FAST = 1.0
+LOCK_FLOOR = 0.8
+LOCK_FAIR = 0.5
+LOCK_WORKLOAD = "spinlock_short"
+
 OP_SLOWER = 1.05
 WORKLOAD_SLOWER = 1.10
 AS_FAST = 1.05
@@ -44,6 +54,23 @@ def geomean(values):
 
 def is_as_fast(geometric_mean):
     return geometric_mean <= AS_FAST
+
+
+def is_judged_lock_point(workload, threads, cpus):
+    """The issue's targets: the short critical section with a thread per CPU and twice as many."""
+    return workload == LOCK_WORKLOAD and bool(cpus) and threads in (cpus, 2 * cpus)
+
+
+def lock_misses(threads, cpus, med, lowest, fair):
+    """What a katomic lock figure misses of the targets ([] = none)."""
+    out = []
+    if med is not None and med < LOCK_AS_FAST:
+        out.append("throughput %.2f of the mutex (target %.2f)" % (med, LOCK_AS_FAST))
+    if lowest is not None and cpus and threads > cpus and lowest < LOCK_FLOOR:
+        out.append("a round at %.2f (floor %.2f)" % (lowest, LOCK_FLOOR))
+    if fair is not None and threads > 1 and fair < LOCK_FAIR:
+        out.append("fairness %.2f (target %.2f)" % (fair, LOCK_FAIR))
+    return out
 
 
 def exit_status(forbidden_seen, weaker_here):
