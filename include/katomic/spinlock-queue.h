@@ -10,11 +10,15 @@
  *     or not: a thread that is running takes a free lock;
  *  2. otherwise claims a node from the pool and appends it to the queue (an
  *     xchg of the tail, MCS style).  A waiter that is not the head spins on
- *     its own node's cache line for a while, then sleeps in futex() on it;
- *  3. the head spins on the lock word and takes the lock when it is free.
- *     A running thread may take it first (it never sleeps, so letting it in
- *     keeps the lock busy); after __KA_SPIN_HANDOFF polls the head sets
- *     HANDOFF and then the lock is its next;
+ *     its own node's cache line for a while, then sleeps in futex() on it
+ *     (again after an early wake-up that came too early);
+ *  3. the head polls the lock word and takes the lock when it is free.  A
+ *     running thread may take it first (it never sleeps, so letting it in
+ *     keeps the lock busy).  Nobody wakes the head (spin_unlock is a store),
+ *     so between polls it naps (a yield, or a short timed sleep); after
+ *     __KA_SPIN_NAPS naps it sets HANDOFF and the lock is its next.  When it
+ *     sees the lock free it first wakes a sleeping successor, so that the
+ *     wake-up cannot preempt a lock holder later;
  *  4. with the lock taken, the head makes its successor the new head (an
  *     xchg of the node's state; FUTEX_WAKE only if the successor sleeps) and
  *     returns its node to the pool.
@@ -66,7 +70,7 @@ extern "C" {
  */
 #define __KA_SPIN_NODES		4096
 
-enum { __KA_QN_WAIT, __KA_QN_SLEEP, __KA_QN_HEAD };
+enum { __KA_QN_WAIT, __KA_QN_SLEEP, __KA_QN_HEAD, __KA_QN_WOKEN };
 
 struct __ka_spin_node {
 	int state;		/* __KA_QN_*; the futex word of a sleeping waiter */
@@ -136,30 +140,42 @@ __KA_SPIN_API int __ka_spin_node_claim(void)
 static inline void __ka_spin_wait_head(struct __ka_spin_node *n)
 {
 	unsigned spins;
+	int s;
 
-	for (spins = __KA_SPIN_QUEUED; spins; spins--) {
-		if (ka_smp_load_acquire(&n->state) == __KA_QN_HEAD)
-			return;
-		ka_cpu_relax();
-	}
+	for (;;) {
+		for (spins = __KA_SPIN_QUEUED; spins; spins--) {
+			if (ka_smp_load_acquire(&n->state) == __KA_QN_HEAD)
+				return;
+			ka_cpu_relax();
+		}
 #ifdef __KA_SPIN_CAN_SLEEP
-	{
-		int s = __KA_QN_WAIT;
-
 		/* Announce the sleep with an RMW: the waker's xchg sees it or we see HEAD. */
-		if (!ka_try_cmpxchg(&n->state, &s, __KA_QN_SLEEP))
-			return;
+		s = ka_smp_load_acquire(&n->state);
+		if (s == __KA_QN_HEAD || !ka_try_cmpxchg(&n->state, &s, __KA_QN_SLEEP))
+			continue;
 		__KA_SPIN_STAT(sleep);
 		do
 			__ka_spin_sleep(&n->state, __KA_QN_SLEEP);
-		while (ka_smp_load_acquire(&n->state) != __KA_QN_HEAD);
-	}
+		while (ka_smp_load_acquire(&n->state) == __KA_QN_SLEEP);
 #else
-	spins = __KA_SPIN_BEFORE_YIELD;
-	while (ka_smp_load_acquire(&n->state) != __KA_QN_HEAD)
-		__ka_spin_wait(spins);
+		(void)s;
+		(void)__ka_spin_yield();
 #endif
+	}
 }
+
+#ifdef __KA_SPIN_CAN_SLEEP
+/* Wake n early, if it sleeps, while the lock is still free: see step 3. */
+static inline void __ka_spin_prewake(struct __ka_spin_node *n)
+{
+	int s = __KA_QN_SLEEP;
+
+	if (ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN)) {
+		__KA_SPIN_STAT(prewake);
+		__ka_spin_wake(&n->state);
+	}
+}
+#endif
 
 /* Make n the head; wake it only if it sleeps. */
 static inline void __ka_spin_make_head(struct __ka_spin_node *n)
@@ -240,7 +256,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	unsigned spins, naps = 0;
 	unsigned short me, prev, next;
 	int v, idx;
-	bool hot = __ka_spin_hot();
+	bool hot = __ka_spin_hot(), prewoken = false;
 
 	/* 1. A short spin: take the lock if it comes free (queue or not). */
 	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
@@ -286,6 +302,19 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 		v = ka_atomic_read(&lock->val);
 		if (!(v & __KA_Q_LOCKED)) {
 			int nv = (v | __KA_Q_LOCKED) & ~__KA_Q_HANDOFF;
+
+#ifdef __KA_SPIN_CAN_SLEEP
+			/*
+			 * Wake a sleeping successor now, while the lock is free:
+			 * woken later, with the lock held, it could preempt the
+			 * holder on its CPU and stall every waiter behind it.
+			 */
+			if (!prewoken && (next = ka_smp_load_acquire(&node->next))) {
+				__ka_spin_prewake(&__ka_spin_nodes_v1[next - 1]);
+				prewoken = true;
+				continue;
+			}
+#endif
 
 			if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) == me)
 				nv &= 0xffff;	/* the last waiter: empty the queue */
