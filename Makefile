@@ -26,7 +26,8 @@ HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
-	check-san check-tsan check-cross check-differential install uninstall clean help
+	check-san check-tsan check-cross check-differential check-spinlock-dso check-json json-doc \
+	install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
@@ -41,6 +42,7 @@ help:
 	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
+	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
@@ -48,6 +50,7 @@ help:
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
+	@echo '  check-json        the JSON schemas, docs/json.md, tests/json/ and what the checker must refuse'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
@@ -56,6 +59,7 @@ help:
 	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
 	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
+	@echo 'make json-doc       rewrite docs/json.md'"'"'s field tables from tools/schema/'
 	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'
 	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
 
@@ -121,11 +125,22 @@ check-headers:
 check-prefix:
 	@sh tests/check-prefix.sh $(CC)
 
+check-spinlock-dso:
+	@sh tests/check-spinlock-dso.sh $(HAVE_CCS)
+
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
+check: gen-check check-json check-headers check-prefix check-spinlock-dso check-unit check-up check-differential \
+	check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
+
+# The instruments' JSON documents (docs/json.md): Python 3, standard library only.
+check-json:
+	@PYTHONPATH=tools python3 -m katomic_tools.common.schema_check
+
+json-doc:
+	PYTHONPATH=tools python3 -m katomic_tools.common.schema --update-doc docs/json.md
 
 check-cross:
 	@sh tests/check-cross.sh

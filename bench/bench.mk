@@ -14,9 +14,9 @@ KB_BENCH_MK := 1
 BUILD   ?= build
 CC      ?= cc
 WERROR  ?=
-BENCH_CC ?= gcc
-# The newest clang installed (the issue asks for clang-16 beside gcc-12).
-BENCH_CLANG ?= $(firstword $(foreach c,clang-19 clang-18 clang-17 clang-16 clang-15 clang,$(if $(shell command -v $(c) 2>/dev/null),$(c))) clang)
+# The newest gcc and the newest clang installed (Debian 12: gcc-12, clang-19).
+BENCH_CC ?= $(firstword $(foreach c,gcc-14 gcc-13 gcc-12 gcc,$(if $(shell command -v $(c) 2>/dev/null),$(c))) gcc)
+BENCH_CLANG ?= $(firstword $(foreach c,clang-20 clang-19 clang-18 clang-17 clang-16 clang-15 clang,$(if $(shell command -v $(c) 2>/dev/null),$(c))) clang)
 BENCH_OBJ := $(BUILD)/bench-obj
 BENCH_BIN := $(BUILD)/katomic-bench
 BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthread
@@ -83,6 +83,8 @@ $(eval $(call kb_contender,ao,bench/peer-ao.c,$(BENCH_CC),-mcx16,$(KB_HAVE_AO),a
 $(eval $(call kb_contender,std-gcc,bench/peer-std.c,$(BENCH_CC),-mcx16 $(if $(KB_LIBATOMIC),,-DKB_NO_LIBATOMIC),$(KB_GCC),$(BENCH_CC)_not_installed))
 $(eval $(call kb_contender,std-clang,bench/peer-std.c,$(BENCH_CLANG),-mcx16,$(KB_CLANG),$(BENCH_CLANG)_not_installed))
 $(eval $(call kb_contender,libc,bench/peer-libc.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,mutex,bench/peer-mutex.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,ticket,bench/peer-ticket.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
 
 KB_OBJS := $(addprefix $(BENCH_OBJ)/,$(addsuffix .o,$(strip $(KB_CONTENDERS)))) $(BENCH_OBJ)/driver.o
 
@@ -148,7 +150,7 @@ check-bench: bench
 	 grep -v -e '^1\.\.' -e '^# [0-9]* passed' $$t.raw > $$t; \
 	 n=$$(grep -c -e '^ok' -e '^not ok' $$t); \
 	 grep -q '^# [0-9]* passed' $$t.raw || { n=$$((n + 1)); echo "not ok $$n - katomic-bench --check did not finish" >> $$t; }; \
-	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | awk -f tools/bench/placement.awk); \
+	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | PYTHONPATH=tools python3 -m katomic_tools.bench.placement); \
 	 echo "$${l%% - *} $$n - $${l#* - }" >> $$t; \
 	 $(if $(KB_UP),n=$$((n + 1)); if l=$$($(BUILD)/up-patch --check 2>&1); \
 	   then echo "ok $$n - $$l"; else echo "not ok $$n - up-patch --check: $$l"; fi >> $$t;) \

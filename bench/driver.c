@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -33,7 +34,8 @@
 #define KB_CONTENDERS(X)						\
 	X(raw)								\
 	X(asm_gcc) X(c11_gcc) X(asm_clang) X(c11_clang)			\
-	X(urcu) X(ck) X(ao) X(std_gcc) X(std_clang) X(libc)
+	X(urcu) X(ck) X(ao) X(std_gcc) X(std_clang) X(libc)		\
+	X(mutex) X(ticket)
 #define X(s) extern const struct kb_contender kb_##s __attribute__((__weak__));
 KB_CONTENDERS(X)
 #undef X
@@ -54,7 +56,7 @@ static int ncon;
 
 /* ------------------------------------------------------------ the op list */
 enum chk { ADD, SUB, SUCC, SAME, OR16, LAST, BIT5, BIT37, ANY };
-enum wlt { SWEEP, PAIR };
+enum wlt { SWEEP, PAIR, LOCKS };
 struct opinfo {
 	const char *name;
 	bool workload;
@@ -92,6 +94,12 @@ static struct {
 
 static int ncpu;
 static int cpus[1024];
+
+/* The lock workloads: the same loop with more or less private work. */
+static bool is_lock(int op)
+{
+	return ops[op].threads == LOCKS;
+}
 
 /* ------------------------------------------------------------ helpers */
 void kb_wait(unsigned *spins)
@@ -477,6 +485,8 @@ static bool check_wl(const struct kb_contender *c, int op, int nthreads, long n,
 		}
 		break;
 	case KB_spinlock:
+	case KB_spinlock_short:
+	case KB_spinlock_long:
 		if (c->check_spinlock(shared_mem, r->total)) {
 			snprintf(why, wl, "critical sections overlapped (lost updates)");
 			return false;
@@ -534,16 +544,18 @@ static int run_check(void)
 				continue;
 			}
 			/* Workloads: 1 thread, every CPU, and one more thread than CPUs. */
-			int tl[3] = { 1, T, T + 1 }, ntl = 3;
+			int tl[4] = { 1, T, T + 1 }, ntl = 3;
 
 			if (op == KB_spsc) {
 				tl[0] = 2;
 				ntl = 1;
-			} else if (op == KB_spinlock && (!strcmp(c->name, "ck") || !strcmp(c->name, "libc"))) {
+			} else if (is_lock(op) && (!strcmp(c->name, "ck") || !strcmp(c->name, "libc"))) {
 				ntl = 2;	/* pure spinners: oversubscription only slows them down */
+			} else if (is_lock(op)) {
+				tl[ntl++] = 4 * T;	/* threads outnumbering CPUs 4 to 1 */
 			}
 			for (int k = 0; k < ntl; k++) {
-				long n = op == KB_spinlock ? 500 : 2000;
+				long n = is_lock(op) ? 500 : 2000;
 				struct result r = run_sample(c, op, SOLO, tl[k], n, 0, th);
 				bool ok = check_wl(c, op, tl[k], n, &r, why, sizeof(why));
 
@@ -659,6 +671,15 @@ static int thread_list(int op, int *tl)
 
 	if (ops[op].threads == PAIR) {
 		tl[n++] = 2;
+		return n;
+	}
+	if (ops[op].threads == LOCKS) {
+		/* 1, every CPU, and threads outnumbering CPUs 2 and 4 to 1 */
+		int want[] = { 1, ncpu, 2 * ncpu, 4 * ncpu };
+
+		for (int k = 0; k < 4; k++)
+			if (want[k] <= 32 && (!n || want[k] > tl[n - 1]))
+				tl[n++] = want[k];
 		return n;
 	}
 	if (opt.quick) {
@@ -894,6 +915,71 @@ static void fmt_range(char *buf, size_t n, struct stat3 s)
 		snprintf(buf, n, "%.2f (%.2f-%.2f)", s.med, s.min, s.max);
 }
 
+/*
+ * Lock workloads: throughput against glibc's default pthread_mutex_t, the
+ * lock a user would otherwise take, per round (same round, side by side),
+ * and fairness.  Thread counts above the CPUs are judged here: for a lock,
+ * surviving oversubscription is the point.
+ */
+static struct stat3 mutex_ratio(const struct row *a, const struct row *m)
+{
+	double v[256];
+	int n = 0;
+
+	for (int i = 0; i < opt.rounds && i < 256; i++)
+		v[n++] = a->mops[i] > 0 && m->mops[i] > 0 ? a->mops[i] / m->mops[i] : -1;
+	return stats(v, n);
+}
+
+static void print_locks(void)
+{
+	int mx = find_con("mutex");
+	char lab[64], buf[64];
+
+	if (mx < 0)
+		return;
+	printf("\n== locks: throughput / pthread_mutex_t (glibc default), median (min-max) of per-round"
+	       "\n   ratios, >1 = faster than the mutex; then fairness: min/max acquisitions per thread,"
+	       "\n   median (min) over the rounds, 1 = equal shares\n");
+	for (int pass = 0; pass < 2; pass++) {
+		printf("%-26s", pass ? "fairness" : "throughput / mutex");
+		for (int c = 0; c < ncon; c++)
+			if (con[c]->impl[KB_spinlock].run && (pass || c != mx))
+				printf(" %-18s", con[c]->name);
+		putchar('\n');
+		for (int i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+
+			if (r->con != 0 || !is_lock(r->op))
+				continue;
+			group_label(r, lab, sizeof(lab));
+			printf("%-26s", lab);
+			for (int c = 0; c < ncon; c++) {
+				const struct row *a = peer_row(r, c), *m = peer_row(r, mx);
+
+				if (!con[c]->impl[KB_spinlock].run || (!pass && c == mx))
+					continue;
+				if (!a) {
+					printf(" %-18s", "n/a");
+					continue;
+				}
+				if (pass) {
+					struct stat3 f = stats(a->fair, opt.rounds);
+
+					if (f.med < 0)
+						snprintf(buf, sizeof(buf), "-");
+					else
+						snprintf(buf, sizeof(buf), "%.2f (%.2f)", f.med, f.min);
+				} else {
+					fmt_range(buf, sizeof(buf), m ? mutex_ratio(a, m) : (struct stat3){ -1, -1, -1 });
+				}
+				printf(" %-18s", buf);
+			}
+			putchar('\n');
+		}
+	}
+}
+
 static void print_verdict(void)
 {
 	static const char *const pairs[][2] = { { "c11-gcc", "asm-gcc" }, { "c11-clang", "asm-clang" } };
@@ -1074,13 +1160,17 @@ static void write_outputs(double ghz_med)
 		fprintf(csv, "kind,name,mode,threads,contender,ref,rounds,iters,ns_med,ns_min,ns_max,"
 			"mops_med,mops_min,mops_max,cycles_med,ratio_asm_med,ratio_asm_min,ratio_asm_max,"
 			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,"
-			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max,what\n");
+			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max,ratio_mutex_med,ratio_mutex_min,"
+			"ratio_mutex_max,what\n");
 	if (sm)
 		fprintf(sm, "kind,name,mode,threads,contender,round,ns_per_op,mops,fair\n");
 	if (js) {
-		fprintf(js, "{\n  \"tool\": \"katomic-bench\",\n  \"cpus\": %d,\n  \"rounds\": %d,\n"
-			"  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n  \"contenders\": [",
-			ncpu, opt.rounds, ghz_med, opt.quick ? "true" : "false");
+		/* tools/schema/bench.schema.json describes every field (docs/json.md). */
+		fprintf(js, "{\n  \"schema\": \"katomic-bench\",\n  \"version\": 1,\n  \"tool\": \"katomic-bench\",\n"
+			"  \"cpus\": %d,\n  \"rounds\": %d,\n  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n"
+			"  \"resampled\": %ld,\n  \"disturbed\": %ld,\n  \"contenders\": [",
+			ncpu, opt.rounds, isfinite(ghz_med) ? ghz_med : 0.0, opt.quick ? "true" : "false",
+			n_retried, n_disturbed);
 		for (int c = 0; c < ncon; c++) {
 			fprintf(js, "%s\n    {\"name\": ", c ? "," : "");
 			json_str(js, con[c]->name);
@@ -1111,6 +1201,11 @@ static void write_outputs(double ghz_med)
 
 		if (!r->na && rc)
 			rk = ratio(r, rc);
+		const struct row *rm = is_lock(r->op) ? peer_row(r, find_con("mutex")) : NULL;
+		struct stat3 tm = { -1, -1, -1 };
+
+		if (!r->na && rm)
+			tm = mutex_ratio(r, rm);
 		double cyc = ns.med > 0 && ghz_med > 0 ? ns.med * ghz_med : -1;
 		const char *status = r->na ? "n/a" : r->errors ? "errors" : "ok";
 		const char *what = c->impl[r->op].what ? c->impl[r->op].what : "";
@@ -1129,8 +1224,8 @@ static void write_outputs(double ghz_med)
 					fprintf(csv, ",%.4f", vals[k]);
 			}
 			fprintf(csv, ",%ld,%s,%d", r->errors, status, oversub(r));
-			double kv[] = { rk.med, rk.min, rk.max };
-			for (size_t k = 0; k < 3; k++) {
+			double kv[] = { rk.med, rk.min, rk.max, tm.med, tm.min, tm.max };
+			for (size_t k = 0; k < sizeof(kv) / sizeof(kv[0]); k++) {
 				if (kv[k] < 0)
 					fprintf(csv, ",");
 				else
@@ -1147,16 +1242,21 @@ static void write_outputs(double ghz_med)
 			if (!r->na) {
 				const char *nm[] = { "ns_med", "ns_min", "ns_max", "mops_med", "cycles_med",
 						     "ratio_asm_med", "ratio_asm_min", "ratio_asm_max", "ratio_raw_med",
-						     "fair_med", "ratio_c11_med", "ratio_c11_min", "ratio_c11_max" };
+						     "fair_med", "fair_min", "fair_max", "ratio_c11_med", "ratio_c11_min",
+						     "ratio_c11_max", "ratio_mutex_med", "ratio_mutex_min", "ratio_mutex_max" };
 				double v[] = { ns.med, ns.min, ns.max, mo.med, cyc, ra.med, ra.min, ra.max, rr.med,
-					       fa.med, rk.med, rk.min, rk.max };
+					       fa.med, fa.min, fa.max, rk.med, rk.min, rk.max, tm.med, tm.min, tm.max };
 
 				for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-					if (v[k] >= 0)
+					if (v[k] >= 0 && isfinite(v[k]))
 						fprintf(js, ", \"%s\": %.4f", nm[k], v[k]);
-				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": \"%s\", "
-					"\"what\": ", r->iters, r->errors, oversub(r) ? "true" : "false",
-					refc >= 0 ? con[refc]->name : "");
+				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": ",
+					r->iters, r->errors, oversub(r) ? "true" : "false");
+				if (refc >= 0)
+					json_str(js, con[refc]->name);
+				else
+					fprintf(js, "null");
+				fprintf(js, ", \"what\": ");
 				json_str(js, what);
 			}
 			fprintf(js, "}");
@@ -1254,6 +1354,7 @@ static int run_bench(void)
 	print_matrix("== workloads: Mops/s (total over threads), median", true, 0, MOPS);
 	print_matrix("-- workloads: ratio of ns/op to katomic asm (>1 = slower)", true, 0, RATIO_ASM);
 	print_matrix("-- workloads: fairness, min/max per-thread ops (1 = fair; seqlock: readers)", true, 0, FAIR);
+	print_locks();
 	print_verdict();
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].errors)

@@ -4,7 +4,7 @@
 #   katomic litmus  [options] FILE_OR_DIR...   run C litmus tests on this CPU
 #   katomic codegen [options]                  per-op code-generation audit
 #   katomic bench   [options]                  per-op and workload benchmarks
-#   katomic report  [--quick|--full] [--out DIR]  all of it, as one page
+#   katomic report  [--quick|--full] [--out DIR] [--from DIR]  all of it, as one page
 #   katomic uplocks [--list] [--dry-run] PROG...   record PROG's lock prefixes (<katomic/up.h>)
 set -u
 root=${KATOMIC_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
