@@ -117,6 +117,9 @@ def _instruction(line, arch, fname, base, rename):
     text = re.sub(r"[ \t]+", " ", text).strip()
     if not text:
         return None
+    # __KA_LOCK_KEEP marks a lock that UP patching must keep with a DS prefix,
+    # a no-op in 64-bit mode: the instruction is the locked one.
+    text = re.sub(r"^ds lock ", "lock ", text)
     if _PREFIX.search(text):
         w = text.split(" ")
         m = w[0] + " " + w[1]
