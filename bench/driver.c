@@ -1168,9 +1168,9 @@ static void write_outputs(double ghz_med)
 		/* tools/schema/bench.schema.json describes every field (docs/json.md). */
 		fprintf(js, "{\n  \"schema\": \"katomic-bench\",\n  \"version\": 1,\n  \"tool\": \"katomic-bench\",\n"
 			"  \"cpus\": %d,\n  \"rounds\": %d,\n  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n"
-			"  \"resampled\": %ld,\n  \"disturbed\": %ld,\n  \"contenders\": [",
+			"  \"workload_ms\": %.1f,\n  \"resampled\": %ld,\n  \"disturbed\": %ld,\n  \"contenders\": [",
 			ncpu, opt.rounds, isfinite(ghz_med) ? ghz_med : 0.0, opt.quick ? "true" : "false",
-			n_retried, n_disturbed);
+			opt.wl_ms, n_retried, n_disturbed);
 		for (int c = 0; c < ncon; c++) {
 			fprintf(js, "%s\n    {\"name\": ", c ? "," : "");
 			json_str(js, con[c]->name);
