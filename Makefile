@@ -26,8 +26,9 @@ STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
 HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
-.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop check-barrier-insns check-linux-source check-install-tools \
-	check-san check-tsan check-cross check-differential install uninstall clean help
+.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
+	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
+	check-differential check-spinlock-dso check-up check-json json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
@@ -49,10 +50,13 @@ help:
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
+	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
+	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
 	@echo 'make check-install-tools  the installed katomic (litmus, report --quick) with the source tree deleted (CI)'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
+	@echo '  check-json        the JSON schemas, docs/json.md, tests/json/ and what the checker must refuse'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
@@ -61,6 +65,7 @@ help:
 	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
 	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
+	@echo 'make json-doc       rewrite docs/json.md'"'"'s field tables from tools/schema/'
 	@echo 'make install        headers, katomic.pc, the CMake package, bin/katomic and share/katomic (the instruments)'
 	@echo 'make uninstall      removes all of it (the installed CLI'"'"'s cache, ~/.cache/katomic, is the user'"'"'s)'
 	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
@@ -114,6 +119,7 @@ include tools/litmus/litmus.mk
 include tools/codegen/codegen.mk
 include bench/bench.mk
 include tools/report/report.mk
+include tools/up/up.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
@@ -155,6 +161,9 @@ check-barrier-insns:
 	@if command -v python3 >/dev/null 2>&1; then python3 tests/check-barrier-insns.py --cc '$(HAVE_CCS)'; \
 	 else echo 'note: python3 not installed: check-barrier-insns skipped (apt-get install python3)'; fi
 
+check-spinlock-dso:
+	@sh tests/check-spinlock-dso.sh $(HAVE_CCS)
+
 check-install:
 	@sh tests/check-install.sh
 
@@ -162,8 +171,16 @@ check-install:
 check-install-tools:
 	@sh tests/check-install-tools.sh
 
-check: gen-check check-headers check-prefix check-interop check-barrier-insns check-unit check-differential check-san check-tsan check-install check-litmus check-bench
+check: gen-check check-json check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
+	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
+
+# The instruments' JSON documents (docs/json.md): Python 3, standard library only.
+check-json:
+	@PYTHONPATH=tools python3 -m katomic_tools.common.schema_check
+
+json-doc:
+	PYTHONPATH=tools python3 -m katomic_tools.common.schema --update-doc docs/json.md
 
 check-cross:
 	@sh tests/check-cross.sh

@@ -4,7 +4,8 @@
 #   katomic litmus  [options] FILE_OR_DIR...   run C litmus tests on this CPU
 #   katomic codegen [options]                  per-op code-generation audit
 #   katomic bench   [options]                  per-op and workload benchmarks
-#   katomic report  [--quick|--full] [--out DIR]  all of it, as one page
+#   katomic report  [--quick|--full] [--out DIR] [--from DIR]  all of it, as one page
+#   katomic uplocks [--list] [--dry-run] PROG...   record PROG's lock prefixes (<katomic/up.h>)
 set -u
 
 # Where the instruments are (ROOT: tools/, bench/, tests/litmus/, include/,
@@ -30,7 +31,7 @@ fi
 export KATOMIC_ROOT=$root KATOMIC_BUILD=$build KATOMIC_INCLUDE=${KATOMIC_INCLUDE:-$root/include}
 
 usage() {
-	sed -n '2,8s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -47,9 +48,12 @@ codegen|bench|report)
 		exit 2
 	fi
 	exec sh "$impl" "$@" ;;
+uplocks)
+	command -v python3 >/dev/null 2>&1 || { echo "katomic uplocks: python3 not found" >&2; exit 2; }
+	exec python3 "$root/tools/up/uplocks.py" "$@" ;;
 -h|--help|help)
 	usage ;;
 *)
-	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report)" >&2
+	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks)" >&2
 	exit 2 ;;
 esac

@@ -46,23 +46,38 @@
 
 /*
  * Spin until cond_expr, which reads the loaded value as VAL, holds; return
- * that value.  User-space threads can outnumber CPUs, so after a while the
- * wait also yields the CPU (the kernel never needs to: it disables preemption).
+ * that value.  The loop is the kernel's (a load, a compare, cpu_relax()) plus
+ * a down-counter: user-space threads can outnumber CPUs, so every
+ * __KA_SPIN_BEFORE_YIELD polls the waiter gives its CPU away (the kernel
+ * never needs to: it disables preemption).  The yield is a cold, out-of-line
+ * call, so its register saves land on that path, not on the polling loop.
  */
 #define __KA_SPIN_BEFORE_YIELD 256
+/* clang keeps registers live across a cold call in callee-saved ones (pushes on entry) unless the callee saves them. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(__preserve_most__) && (defined(__x86_64__) || defined(__aarch64__))
+#define __KA_COLD_CALL_ABI __attribute__((__preserve_most__))
+#endif
+#endif
+#ifndef __KA_COLD_CALL_ABI
+#define __KA_COLD_CALL_ABI
+#endif
+static __attribute__((__unused__, __noinline__, __cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
+{
+	__ka_sched_yield();
+	return __KA_SPIN_BEFORE_YIELD;
+}
+/* One poll's wait: count starts at __KA_SPIN_BEFORE_YIELD. */
 #define __ka_spin_wait(count) do {						\
-	if (++(count) < __KA_SPIN_BEFORE_YIELD)					\
-		ka_cpu_relax();							\
-	else {									\
-		(count) = 0;							\
-		__ka_sched_yield();						\
-	}									\
+	ka_cpu_relax();								\
+	if (__builtin_expect(--(count) == 0, 0))				\
+		(count) = __ka_spin_yield();					\
 } while (0)
 
 #define __ka_smp_cond_load(ptr, cond_expr, load) __extension__({		\
 	__typeof__(ptr) __ka_ptr = (ptr);					\
 	__typeof__(__atomic_load_n(__ka_ptr, __ATOMIC_RELAXED)) VAL;		\
-	unsigned __ka_spins = 0;						\
+	unsigned __ka_spins = __KA_SPIN_BEFORE_YIELD;				\
 	for (;;) {								\
 		VAL = load(__ka_ptr);						\
 		if (cond_expr)							\
