@@ -11,7 +11,7 @@ checks:
     lighter form);
   - virt_* are exactly katomic's smp_* (the kernel's virt_* are its __smp_*),
     except virt_mb on x86-64, the kernel's lock addl $0,-4(%rsp) in both
-    backends;
+    backends, with the DS prefix of a lock that UP patching keeps;
   - kernel.h's __smp_* are exactly the virt_* barriers.
 Prints TAP; a missing cross compiler or objdump is a skip with a note.
 Usage: tests/check-barrier-insns.py [--cc CC]   (CC: the native compilers, default "gcc clang")
@@ -42,7 +42,7 @@ KERNEL_DMA = {
     "s390x":   {"dma_mb": S390_SERIALIZE, "dma_rmb": S390_SERIALIZE, "dma_wmb": S390_SERIALIZE},
     "armhf":   {"dma_mb": r"dsb\s+sy", "dma_rmb": r"dmb\s+osh", "dma_wmb": r"dmb\s+oshst"},
 }
-X86_VIRT_MB = r"lock addl \$0x0,-0x4\(%rsp\)"
+X86_VIRT_MB = r"ds lock addl \$0x0,-0x4\(%rsp\)"  # the DS prefix marks a lock UP patching keeps (arch/x86_64-lock.h)
 
 # name | compiler | objdump | extra flags (cross targets, as tests/check-cross.sh)
 CROSS = [
@@ -119,7 +119,7 @@ def check(label, arch, code, x86=False):
         smp = v.replace("virt_", "smp_")
         if x86 and v == "virt_mb":
             tap(re.fullmatch(X86_VIRT_MB, code.get(v, "?")) is not None,
-                "%s: virt_mb is lock addl $0,-4(%%rsp) (got '%s')" % (label, code.get(v, "?")))
+                "%s: virt_mb is ds lock addl $0,-4(%%rsp), a kept lock (got '%s')" % (label, code.get(v, "?")))
         else:
             tap(code.get(v) == code.get(smp),
                 "%s: %s is %s (got '%s' and '%s')" % (label, v, smp, code.get(v, "?"), code.get(smp, "?")))
