@@ -921,14 +921,10 @@ static void fmt_range(char *buf, size_t n, struct stat3 s)
  * and fairness.  Thread counts above the CPUs are judged here: for a lock,
  * surviving oversubscription is the point.
  */
+/* Throughput of a over the mutex's, per round: the mutex's ns/op over a's (a workload's ns/op is wall / total). */
 static struct stat3 mutex_ratio(const struct row *a, const struct row *m)
 {
-	double v[256];
-	int n = 0;
-
-	for (int i = 0; i < opt.rounds && i < 256; i++)
-		v[n++] = a->mops[i] > 0 && m->mops[i] > 0 ? a->mops[i] / m->mops[i] : -1;
-	return stats(v, n);
+	return ratio(m, a);
 }
 
 static void print_locks(void)
