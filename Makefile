@@ -17,7 +17,8 @@ HAVE_CCS := $(foreach c,$(TEST_CCS),$(if $(shell command -v $(c) 2>/dev/null),$(
 BACKENDS ?= c11 $(if $(and $(filter x86_64%,$(MACHINE)),$(wildcard include/katomic/backend/asm.h)),asm)
 
 # Every test program: tests/test-*.c plus the ones generated from the tables.
-TEST_SRCS := $(sort $(wildcard tests/test-*.c)) tests/generated/atomic-ops.c tests/generated/names.c
+TEST_SRCS := $(sort $(wildcard tests/test-*.c)) tests/generated/atomic-ops.c tests/generated/names.c \
+	tests/generated/names-optin.c
 TEST_NAMES := $(notdir $(TEST_SRCS:.c=))
 # The concurrency tests, also run under ThreadSanitizer.
 STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
@@ -25,28 +26,37 @@ STRESS_NAMES := $(notdir $(basename $(wildcard tests/test-stress-*.c)))
 HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
-.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install \
-	check-san check-tsan check-cross check-differential install uninstall clean help
+.PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
+	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
+	check-differential check-spinlock-dso check-up check-json json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
 # The CLI: tools/katomic.sh with this source tree baked in.
 $(BUILD)/katomic: tools/katomic.sh
 	@mkdir -p $(BUILD)
-	sed "s|^root=.*|root=\$${KATOMIC_ROOT:-$(CURDIR)}|" $< > $@ && chmod +x $@
+	sed "s|^srcroot=.*|srcroot=$(CURDIR)|" $< > $@ && chmod +x $@
 
 help:
 	@echo 'make                build what install needs ($(BUILD)/katomic.pc)'
 	@echo 'make check          every test this machine can run (prove TAP output)'
-	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS))'
+	@echo '  check-unit        unit + stress tests, per compiler ($(HAVE_CCS)) x backend ($(BACKENDS));'
+	@echo '                    the compat and name tests also as C++ ($(HAVE_CXXS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
+	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
+	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
+	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl and virtio ringtest (linux-source-6.12; CI)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
-	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config'
+	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
+	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
+	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
+	@echo 'make check-install-tools  the installed katomic (litmus, report --quick) with the source tree deleted (CI)'
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
+	@echo '  check-json        the JSON schemas, docs/json.md, tests/json/ and what the checker must refuse'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
@@ -57,7 +67,9 @@ help:
 	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
 	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
 	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
-	@echo 'make install        headers to $$(DESTDIR)$$(PREFIX)/include/katomic, katomic.pc'
+	@echo 'make json-doc       rewrite docs/json.md'"'"'s field tables from tools/schema/'
+	@echo 'make install        headers, katomic.pc, the CMake package, bin/katomic and share/katomic (the instruments)'
+	@echo 'make uninstall      removes all of it (the installed CLI'"'"'s cache, ~/.cache/katomic, is the user'"'"'s)'
 	@echo 'Variables: CC, TEST_CCS, BACKENDS, PREFIX, DESTDIR, WERROR=-Werror'
 
 # ---------------------------------------------------------------- generation
@@ -87,11 +99,29 @@ $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),$(eval $(call test_rules,$(c),$(
 UNIT_BINS := $(foreach c,$(HAVE_CCS),$(foreach b,$(BACKENDS),\
 	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS)))))
 
+# The tests that are also built as C++ (the names ported code uses, every
+# public name): by the C++ twin of each compiler (gcc-11 -> g++-11, clang-16
+# -> clang++-16) that is installed, per backend.
+CXX_TEST_SRCS := tests/test-compat.c tests/generated/names.c tests/generated/names-optin.c
+CXXFLAGS_TEST = -x c++ -std=gnu++17 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Itests -pthread
+cxx_of = $(subst clang,clang++,$(subst gcc,g++,$(1)))
+HAVE_CXXS := $(foreach c,$(HAVE_CCS),$(if $(shell command -v $(call cxx_of,$(c)) 2>/dev/null),$(call cxx_of,$(c))))
+define cxx_test_rules
+$(BUILD)/t/$(1)-$(2)/%: tests/%.c $(HEADERS) tests/tap.h | $(BUILD)/t/$(1)-$(2)/generated
+	$(1) $(CXXFLAGS_TEST) $(call backend_flags,$(2)) -o $$@ $$<
+$(BUILD)/t/$(1)-$(2)/generated:
+	mkdir -p $$@
+endef
+$(foreach c,$(HAVE_CXXS),$(foreach b,$(BACKENDS),$(eval $(call cxx_test_rules,$(c),$(b)))))
+UNIT_BINS += $(foreach c,$(HAVE_CXXS),$(foreach b,$(BACKENDS),\
+	$(addprefix $(BUILD)/t/$(c)-$(b)/,$(patsubst tests/%.c,%,$(CXX_TEST_SRCS)))))
+
 include tests/differential.mk
 include tools/litmus/litmus.mk
 include tools/codegen/codegen.mk
 include bench/bench.mk
 include tools/report/report.mk
+include tools/up/up.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
@@ -121,27 +151,86 @@ check-headers:
 check-prefix:
 	@sh tests/check-prefix.sh $(CC)
 
+check-interop:
+	@sh tests/check-interop.sh $(HAVE_CCS)
+
+# Debian's linux-source-6.12 (extracted at test time): the kernel's atomics.tbl
+# and tools/virtio/ringtest.  Skipped with a note when it is not installed.
+check-linux-source:
+	@BUILD=$(BUILD) sh tests/linux-source/run.sh $(HAVE_CCS)
+
+check-barrier-insns:
+	@if command -v python3 >/dev/null 2>&1; then python3 tests/check-barrier-insns.py --cc '$(HAVE_CCS)'; \
+	 else echo 'note: python3 not installed: check-barrier-insns skipped (apt-get install python3)'; fi
+
+check-spinlock-dso:
+	@sh tests/check-spinlock-dso.sh $(HAVE_CCS)
+
 check-install:
 	@sh tests/check-install.sh
 
-check: gen-check check-headers check-prefix check-unit check-differential check-san check-tsan check-install check-litmus check-bench
+# The installed instruments without the source tree (includes katomic report --quick: minutes).
+check-install-tools:
+	@sh tests/check-install-tools.sh
+
+check: gen-check check-json check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
+	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
+
+# The instruments' JSON documents (docs/json.md): Python 3, standard library only.
+check-json:
+	@PYTHONPATH=tools python3 -m katomic_tools.common.schema_check
+
+json-doc:
+	PYTHONPATH=tools python3 -m katomic_tools.common.schema --update-doc docs/json.md
 
 check-cross:
 	@sh tests/check-cross.sh
 
 # ---------------------------------------------------------------- install
+# PREFIX/include/katomic/            the headers
+# PREFIX/lib/pkgconfig/katomic.pc    pkg-config --cflags --libs katomic
+# PREFIX/lib/cmake/katomic/          find_package(katomic) -> katomic::katomic
+# PREFIX/bin/katomic                 the instruments' CLI, which uses
+# PREFIX/share/katomic/              their sources (whole directories, so an
+#                                    instrument's new files come along), the
+#                                    litmus tests, a Makefile with their build
+#                                    rules, include -> ../../include
+# The installed CLI builds what it runs in the user's cache directory.
+SHAREDIR  = $(PREFIX)/share/katomic
+CMAKEDIR  = $(PREFIX)/lib/cmake/katomic
+SHARE_DIRS := tools bench tests/litmus
+
 $(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' katomic.pc.in > $@
 
-install: $(BUILD)/katomic.pc
-	mkdir -p $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig
+$(BUILD)/katomic-config-version.cmake: cmake/katomic-config-version.cmake.in include/katomic/katomic.h
+	@mkdir -p $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# The CLI as installed: it finds ../share/katomic next to itself.
+$(BUILD)/katomic-installed: tools/katomic.sh
+	@mkdir -p $(BUILD)
+	sed 's|^installed=0$$|installed=1|' $< > $@
+	@grep -q '^installed=1$$' $@ || { echo 'install: tools/katomic.sh has no installed=0 line' >&2; exit 1; }
+
+install: $(BUILD)/katomic.pc $(BUILD)/katomic-config-version.cmake $(BUILD)/katomic-installed
+	mkdir -p $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(CMAKEDIR) \
+		$(DESTDIR)$(PREFIX)/bin
 	cd include && find katomic -name '*.h' -exec install -D -m 644 {} $(DESTDIR)$(PREFIX)/include/{} \;
 	install -m 644 $(BUILD)/katomic.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc
+	install -m 644 cmake/katomic-config.cmake $(BUILD)/katomic-config-version.cmake $(DESTDIR)$(CMAKEDIR)/
+	install -m 755 $(BUILD)/katomic-installed $(DESTDIR)$(PREFIX)/bin/katomic
+	rm -rf $(DESTDIR)$(SHAREDIR)
+	mkdir -p $(DESTDIR)$(SHAREDIR)
+	tar -cf - $(SHARE_DIRS) | (cd $(DESTDIR)$(SHAREDIR) && tar -xf - --no-same-owner)
+	install -m 644 tools/installed.mk $(DESTDIR)$(SHAREDIR)/Makefile
+	ln -s ../../include $(DESTDIR)$(SHAREDIR)/include
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/katomic $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(CMAKEDIR)
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/katomic.pc $(DESTDIR)$(PREFIX)/bin/katomic
 
 clean:
 	rm -rf $(BUILD)

@@ -14,9 +14,9 @@ KB_BENCH_MK := 1
 BUILD   ?= build
 CC      ?= cc
 WERROR  ?=
-BENCH_CC ?= gcc
-# The newest clang installed (the issue asks for clang-16 beside gcc-12).
-BENCH_CLANG ?= $(firstword $(foreach c,clang-19 clang-18 clang-17 clang-16 clang-15 clang,$(if $(shell command -v $(c) 2>/dev/null),$(c))) clang)
+# The newest gcc and the newest clang installed (Debian 12: gcc-12, clang-19).
+BENCH_CC ?= $(firstword $(foreach c,gcc-14 gcc-13 gcc-12 gcc,$(if $(shell command -v $(c) 2>/dev/null),$(c))) gcc)
+BENCH_CLANG ?= $(firstword $(foreach c,clang-20 clang-19 clang-18 clang-17 clang-16 clang-15 clang,$(if $(shell command -v $(c) 2>/dev/null),$(c))) clang)
 BENCH_OBJ := $(BUILD)/bench-obj
 BENCH_BIN := $(BUILD)/katomic-bench
 BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthread
@@ -35,7 +35,7 @@ BENCH_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iinclude -Ibench -pthr
 BENCH_ALIGN_GCC ?= -falign-functions=512 -fno-align-loops -fno-align-jumps -fno-align-labels
 BENCH_ALIGN_CLANG ?= -falign-functions=512 -falign-loops=1
 kb_align = $(if $(findstring clang,$(1)),$(BENCH_ALIGN_CLANG),$(BENCH_ALIGN_GCC))
-BENCH_HDRS := bench/kb.h bench/kernels.h bench/ops.def \
+BENCH_HDRS := bench/kb.h bench/kernels.h bench/ops.def bench/stat3.h \
 	$(wildcard include/katomic/*.h include/katomic/*/*.h)
 
 kb_hash := \#
@@ -83,22 +83,46 @@ $(eval $(call kb_contender,ao,bench/peer-ao.c,$(BENCH_CC),-mcx16,$(KB_HAVE_AO),a
 $(eval $(call kb_contender,std-gcc,bench/peer-std.c,$(BENCH_CC),-mcx16 $(if $(KB_LIBATOMIC),,-DKB_NO_LIBATOMIC),$(KB_GCC),$(BENCH_CC)_not_installed))
 $(eval $(call kb_contender,std-clang,bench/peer-std.c,$(BENCH_CLANG),-mcx16,$(KB_CLANG),$(BENCH_CLANG)_not_installed))
 $(eval $(call kb_contender,libc,bench/peer-libc.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,mutex,bench/peer-mutex.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
+$(eval $(call kb_contender,ticket,bench/peer-ticket.c,$(BENCH_CC),,$(KB_GCC),$(BENCH_CC)_not_installed))
 
 KB_OBJS := $(addprefix $(BENCH_OBJ)/,$(addsuffix .o,$(strip $(KB_CONTENDERS)))) $(BENCH_OBJ)/driver.o
 
 $(BENCH_OBJ):
 	mkdir -p $@
 
-$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/ops.def $(KB_STAMP) | $(BENCH_OBJ)
+$(BENCH_OBJ)/driver.o: bench/driver.c bench/kb.h bench/stat3.h bench/ops.def $(KB_STAMP) | $(BENCH_OBJ)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ bench/driver.c
 
 $(BENCH_BIN): $(KB_OBJS)
 	$(CC) $(BENCH_CFLAGS) -o $@ $(KB_OBJS) $(if $(KB_LIBATOMIC),-latomic)
 
-# bench/up-patch.c: lock-prefix patching (asm backend only).
-$(BUILD)/up-patch: bench/up-patch.c $(BENCH_HDRS)
+# bench/up-patch.c: uniprocessor lock elision, locked vs patched, one kernel
+# object per backend and compiler (placed as the contenders are), linked into
+# one program and scanned with `katomic uplocks` (the C11 kernels' locks).
+KB_PY := $(shell command -v python3 2>/dev/null)
+KB_UP := $(and $(KB_X86),$(KB_PY))
+define upb_kernel
+ifneq ($(strip $(4)),)
+UPB_OBJS += $(BENCH_OBJ)/up-$(1).o
+$(BENCH_OBJ)/up-$(1).o: bench/up-patch.c $(BENCH_HDRS) $(KB_STAMP) | $(BENCH_OBJ)
+	$(2) $(BENCH_CFLAGS) $(call kb_align,$(2)) $(3) -DUPB_KERNEL '-DUPB_NAME="$(1)"' '-DUPB_CC="$(2)"' \
+		-DUPB_SYM=upb_$(subst -,_,$(1)) -c -o $$@ bench/up-patch.c
+endif
+endef
+UPB_OBJS :=
+$(eval $(call upb_kernel,asm-gcc,$(BENCH_CC),-DKATOMIC_BACKEND_ASM,$(KB_GCC)))
+$(eval $(call upb_kernel,c11-gcc,$(BENCH_CC),,$(KB_GCC)))
+$(eval $(call upb_kernel,asm-clang,$(BENCH_CLANG),-DKATOMIC_BACKEND_ASM,$(KB_CLANG)))
+$(eval $(call upb_kernel,c11-clang,$(BENCH_CLANG),,$(KB_CLANG)))
+$(BUILD)/up-patch: bench/up-patch.c $(UPB_OBJS) $(BENCH_HDRS) tools/up/uplocks.py
 	@mkdir -p $(BUILD)
-	$(CC) $(BENCH_CFLAGS) -DKATOMIC_BACKEND_ASM -o $@ bench/up-patch.c
+	$(CC) $(BENCH_CFLAGS) -o $@.tmp bench/up-patch.c $(UPB_OBJS)
+	python3 tools/up/uplocks.py $@.tmp >/dev/null
+	mv $@.tmp $@
+ifeq ($(KB_UP),)
+KB_NOTES += up-patch:needs_x86-64_and_python3_(katomic_uplocks)
+endif
 
 # A/A control (make bench-aa): the same program with the c11-* slots built
 # from the asm backend as well, at their own addresses.  Its "C11/asm"
@@ -117,7 +141,7 @@ bench-aa: bench-notes $(if $(KB_X86),$(BUILD)/katomic-bench-aa)
 bench-notes:
 	@$(foreach n,$(strip $(KB_NOTES)),echo 'note: bench contender skipped: $(subst _, ,$(n))' >&2;) :
 
-bench: bench-notes $(BENCH_BIN) $(if $(KB_X86),$(BUILD)/up-patch)
+bench: bench-notes $(BENCH_BIN) $(if $(KB_UP),$(BUILD)/up-patch)
 
 # Tiny runs that prove every kernel works; no timing is asserted anywhere.
 check-bench: bench
@@ -126,11 +150,10 @@ check-bench: bench
 	 grep -v -e '^1\.\.' -e '^# [0-9]* passed' $$t.raw > $$t; \
 	 n=$$(grep -c -e '^ok' -e '^not ok' $$t); \
 	 grep -q '^# [0-9]* passed' $$t.raw || { n=$$((n + 1)); echo "not ok $$n - katomic-bench --check did not finish" >> $$t; }; \
-	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | awk -f tools/bench/placement.awk); \
+	 n=$$((n + 1)); l=$$(nm -S $(BENCH_BIN) 2>/dev/null | PYTHONPATH=tools python3 -m katomic_tools.bench.placement); \
 	 echo "$${l%% - *} $$n - $${l#* - }" >> $$t; \
-	 $(if $(KB_X86),n=$$((n + 1)); if $(BUILD)/up-patch 1 10000 >/dev/null 2>&1; \
-	   then echo "ok $$n - up-patch: 1 round (lock prefixes patched and restored)"; \
-	   else echo "not ok $$n - up-patch: 1 round"; fi >> $$t;) \
+	 $(if $(KB_UP),n=$$((n + 1)); if l=$$($(BUILD)/up-patch --check 2>&1); \
+	   then echo "ok $$n - $$l"; else echo "not ok $$n - up-patch --check: $$l"; fi >> $$t;) \
 	 echo "1..$$n" >> $$t; \
 	 grep -e '^not ok' $$t; \
 	 p=$$(grep -c '^ok' $$t); f=$$(grep -c '^not ok' $$t); \

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -26,13 +27,15 @@
 #include <time.h>
 #include <unistd.h>
 #include "kb.h"
+#include "stat3.h"
 
 /* ------------------------------------------------------------ contenders */
 /* Weak: a contender whose compiler or headers were missing is not linked. */
 #define KB_CONTENDERS(X)						\
 	X(raw)								\
 	X(asm_gcc) X(c11_gcc) X(asm_clang) X(c11_clang)			\
-	X(urcu) X(ck) X(ao) X(std_gcc) X(std_clang) X(libc)
+	X(urcu) X(ck) X(ao) X(std_gcc) X(std_clang) X(libc)		\
+	X(mutex) X(ticket)
 #define X(s) extern const struct kb_contender kb_##s __attribute__((__weak__));
 KB_CONTENDERS(X)
 #undef X
@@ -53,7 +56,7 @@ static int ncon;
 
 /* ------------------------------------------------------------ the op list */
 enum chk { ADD, SUB, SUCC, SAME, OR16, LAST, BIT5, BIT37, ANY };
-enum wlt { SWEEP, PAIR };
+enum wlt { SWEEP, PAIR, LOCKS };
 struct opinfo {
 	const char *name;
 	bool workload;
@@ -86,10 +89,17 @@ static struct {
 	double op_ms, wl_ms;
 	const char *filter, *contenders, *modes;
 	const char *csv, *json, *samples;
+	const char *up_json;	/* bench/up-patch.c's results, copied into the JSON as "up" */
 } opt = { .progress = true };
 
 static int ncpu;
 static int cpus[1024];
+
+/* The lock workloads: the same loop with more or less private work. */
+static bool is_lock(int op)
+{
+	return ops[op].threads == LOCKS;
+}
 
 /* ------------------------------------------------------------ helpers */
 void kb_wait(unsigned *spins)
@@ -131,34 +141,6 @@ static void *xmalloc_aligned(size_t size)
 	}
 	memset(p, 0, size);
 	return p;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-struct stat3 { double med, min, max; };
-
-static struct stat3 stats(const double *v, int n)
-{
-	double *s = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-	struct stat3 r = { -1, -1, -1 };
-	int k = 0;
-
-	for (int i = 0; i < n; i++)
-		if (v[i] >= 0)
-			s[k++] = v[i];
-	if (k) {
-		qsort(s, (size_t)k, sizeof(*s), cmpd);
-		r.med = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
-		r.min = s[0];
-		r.max = s[k - 1];
-	}
-	free(s);
-	return r;
 }
 
 /* "a,b*,c": fnmatch, or a substring when a pattern has no wildcard. */
@@ -503,6 +485,8 @@ static bool check_wl(const struct kb_contender *c, int op, int nthreads, long n,
 		}
 		break;
 	case KB_spinlock:
+	case KB_spinlock_short:
+	case KB_spinlock_long:
 		if (c->check_spinlock(shared_mem, r->total)) {
 			snprintf(why, wl, "critical sections overlapped (lost updates)");
 			return false;
@@ -560,16 +544,18 @@ static int run_check(void)
 				continue;
 			}
 			/* Workloads: 1 thread, every CPU, and one more thread than CPUs. */
-			int tl[3] = { 1, T, T + 1 }, ntl = 3;
+			int tl[4] = { 1, T, T + 1 }, ntl = 3;
 
 			if (op == KB_spsc) {
 				tl[0] = 2;
 				ntl = 1;
-			} else if (op == KB_spinlock && (!strcmp(c->name, "ck") || !strcmp(c->name, "libc"))) {
+			} else if (is_lock(op) && (!strcmp(c->name, "ck") || !strcmp(c->name, "libc"))) {
 				ntl = 2;	/* pure spinners: oversubscription only slows them down */
+			} else if (is_lock(op)) {
+				tl[ntl++] = 4 * T;	/* threads outnumbering CPUs 4 to 1 */
 			}
 			for (int k = 0; k < ntl; k++) {
-				long n = op == KB_spinlock ? 500 : 2000;
+				long n = is_lock(op) ? 500 : 2000;
 				struct result r = run_sample(c, op, SOLO, tl[k], n, 0, th);
 				bool ok = check_wl(c, op, tl[k], n, &r, why, sizeof(why));
 
@@ -685,6 +671,15 @@ static int thread_list(int op, int *tl)
 
 	if (ops[op].threads == PAIR) {
 		tl[n++] = 2;
+		return n;
+	}
+	if (ops[op].threads == LOCKS) {
+		/* 1, every CPU, and threads outnumbering CPUs 2 and 4 to 1 */
+		int want[] = { 1, ncpu, 2 * ncpu, 4 * ncpu };
+
+		for (int k = 0; k < 4; k++)
+			if (want[k] <= 32 && (!n || want[k] > tl[n - 1]))
+				tl[n++] = want[k];
 		return n;
 	}
 	if (opt.quick) {
@@ -920,6 +915,67 @@ static void fmt_range(char *buf, size_t n, struct stat3 s)
 		snprintf(buf, n, "%.2f (%.2f-%.2f)", s.med, s.min, s.max);
 }
 
+/*
+ * Lock workloads: throughput against glibc's default pthread_mutex_t, the
+ * lock a user would otherwise take, per round (same round, side by side),
+ * and fairness.  Thread counts above the CPUs are judged here: for a lock,
+ * surviving oversubscription is the point.
+ */
+/* Throughput of a over the mutex's, per round: the mutex's ns/op over a's (a workload's ns/op is wall / total). */
+static struct stat3 mutex_ratio(const struct row *a, const struct row *m)
+{
+	return ratio(m, a);
+}
+
+static void print_locks(void)
+{
+	int mx = find_con("mutex");
+	char lab[64], buf[64];
+
+	if (mx < 0)
+		return;
+	printf("\n== locks: throughput / pthread_mutex_t (glibc default), median (min-max) of per-round"
+	       "\n   ratios, >1 = faster than the mutex; then fairness: min/max acquisitions per thread,"
+	       "\n   median (min) over the rounds, 1 = equal shares\n");
+	for (int pass = 0; pass < 2; pass++) {
+		printf("%-26s", pass ? "fairness" : "throughput / mutex");
+		for (int c = 0; c < ncon; c++)
+			if (con[c]->impl[KB_spinlock].run && (pass || c != mx))
+				printf(" %-18s", con[c]->name);
+		putchar('\n');
+		for (int i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+
+			if (r->con != 0 || !is_lock(r->op))
+				continue;
+			group_label(r, lab, sizeof(lab));
+			printf("%-26s", lab);
+			for (int c = 0; c < ncon; c++) {
+				const struct row *a = peer_row(r, c), *m = peer_row(r, mx);
+
+				if (!con[c]->impl[KB_spinlock].run || (!pass && c == mx))
+					continue;
+				if (!a) {
+					printf(" %-18s", "n/a");
+					continue;
+				}
+				if (pass) {
+					struct stat3 f = stats(a->fair, opt.rounds);
+
+					if (f.med < 0)
+						snprintf(buf, sizeof(buf), "-");
+					else
+						snprintf(buf, sizeof(buf), "%.2f (%.2f)", f.med, f.min);
+				} else {
+					fmt_range(buf, sizeof(buf), m ? mutex_ratio(a, m) : (struct stat3){ -1, -1, -1 });
+				}
+				printf(" %-18s", buf);
+			}
+			putchar('\n');
+		}
+	}
+}
+
 static void print_verdict(void)
 {
 	static const char *const pairs[][2] = { { "c11-gcc", "asm-gcc" }, { "c11-clang", "asm-clang" } };
@@ -1053,6 +1109,37 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The uniprocessor lock elision results (one JSON object from up-patch --json), as "up". */
+static void embed_up(FILE *js)
+{
+	FILE *f;
+	char buf[4096];
+	size_t n, total = 0;
+
+	if (!opt.up_json)
+		return;
+	f = fopen(opt.up_json, "r");
+	if (!f) {
+		fprintf(stderr, "katomic-bench: --up-json %s: %s\n", opt.up_json, strerror(errno));
+		return;
+	}
+	fprintf(js, ",\n  \"up\": ");
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (!total && buf[0] != '{') {
+			fprintf(stderr, "katomic-bench: --up-json %s: not a JSON object\n", opt.up_json);
+			fprintf(js, "null");
+			break;
+		}
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+			n--;
+		fwrite(buf, 1, n, js);
+		total += n;
+	}
+	if (!total)
+		fprintf(js, "null");
+	fclose(f);
+}
+
 static void write_outputs(double ghz_med)
 {
 	FILE *csv = opt.csv ? fopen(opt.csv, "w") : NULL;
@@ -1069,13 +1156,17 @@ static void write_outputs(double ghz_med)
 		fprintf(csv, "kind,name,mode,threads,contender,ref,rounds,iters,ns_med,ns_min,ns_max,"
 			"mops_med,mops_min,mops_max,cycles_med,ratio_asm_med,ratio_asm_min,ratio_asm_max,"
 			"ratio_raw_med,ratio_raw_min,ratio_raw_max,fair_med,fair_min,fair_max,errors,status,"
-			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max,what\n");
+			"oversub,ratio_c11_med,ratio_c11_min,ratio_c11_max,ratio_mutex_med,ratio_mutex_min,"
+			"ratio_mutex_max,what\n");
 	if (sm)
 		fprintf(sm, "kind,name,mode,threads,contender,round,ns_per_op,mops,fair\n");
 	if (js) {
-		fprintf(js, "{\n  \"tool\": \"katomic-bench\",\n  \"cpus\": %d,\n  \"rounds\": %d,\n"
-			"  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n  \"contenders\": [",
-			ncpu, opt.rounds, ghz_med, opt.quick ? "true" : "false");
+		/* tools/schema/bench.schema.json describes every field (docs/json.md). */
+		fprintf(js, "{\n  \"schema\": \"katomic-bench\",\n  \"version\": 1,\n  \"tool\": \"katomic-bench\",\n"
+			"  \"cpus\": %d,\n  \"rounds\": %d,\n  \"core_ghz_estimate\": %.3f,\n  \"quick\": %s,\n"
+			"  \"workload_ms\": %.1f,\n  \"resampled\": %ld,\n  \"disturbed\": %ld,\n  \"contenders\": [",
+			ncpu, opt.rounds, isfinite(ghz_med) ? ghz_med : 0.0, opt.quick ? "true" : "false",
+			opt.wl_ms, n_retried, n_disturbed);
 		for (int c = 0; c < ncon; c++) {
 			fprintf(js, "%s\n    {\"name\": ", c ? "," : "");
 			json_str(js, con[c]->name);
@@ -1106,6 +1197,11 @@ static void write_outputs(double ghz_med)
 
 		if (!r->na && rc)
 			rk = ratio(r, rc);
+		const struct row *rm = is_lock(r->op) ? peer_row(r, find_con("mutex")) : NULL;
+		struct stat3 tm = { -1, -1, -1 };
+
+		if (!r->na && rm)
+			tm = mutex_ratio(r, rm);
 		double cyc = ns.med > 0 && ghz_med > 0 ? ns.med * ghz_med : -1;
 		const char *status = r->na ? "n/a" : r->errors ? "errors" : "ok";
 		const char *what = c->impl[r->op].what ? c->impl[r->op].what : "";
@@ -1124,8 +1220,8 @@ static void write_outputs(double ghz_med)
 					fprintf(csv, ",%.4f", vals[k]);
 			}
 			fprintf(csv, ",%ld,%s,%d", r->errors, status, oversub(r));
-			double kv[] = { rk.med, rk.min, rk.max };
-			for (size_t k = 0; k < 3; k++) {
+			double kv[] = { rk.med, rk.min, rk.max, tm.med, tm.min, tm.max };
+			for (size_t k = 0; k < sizeof(kv) / sizeof(kv[0]); k++) {
 				if (kv[k] < 0)
 					fprintf(csv, ",");
 				else
@@ -1142,16 +1238,21 @@ static void write_outputs(double ghz_med)
 			if (!r->na) {
 				const char *nm[] = { "ns_med", "ns_min", "ns_max", "mops_med", "cycles_med",
 						     "ratio_asm_med", "ratio_asm_min", "ratio_asm_max", "ratio_raw_med",
-						     "fair_med", "ratio_c11_med", "ratio_c11_min", "ratio_c11_max" };
+						     "fair_med", "fair_min", "fair_max", "ratio_c11_med", "ratio_c11_min",
+						     "ratio_c11_max", "ratio_mutex_med", "ratio_mutex_min", "ratio_mutex_max" };
 				double v[] = { ns.med, ns.min, ns.max, mo.med, cyc, ra.med, ra.min, ra.max, rr.med,
-					       fa.med, rk.med, rk.min, rk.max };
+					       fa.med, fa.min, fa.max, rk.med, rk.min, rk.max, tm.med, tm.min, tm.max };
 
 				for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-					if (v[k] >= 0)
+					if (v[k] >= 0 && isfinite(v[k]))
 						fprintf(js, ", \"%s\": %.4f", nm[k], v[k]);
-				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": \"%s\", "
-					"\"what\": ", r->iters, r->errors, oversub(r) ? "true" : "false",
-					refc >= 0 ? con[refc]->name : "");
+				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": ",
+					r->iters, r->errors, oversub(r) ? "true" : "false");
+				if (refc >= 0)
+					json_str(js, con[refc]->name);
+				else
+					fprintf(js, "null");
+				fprintf(js, ", \"what\": ");
 				json_str(js, what);
 			}
 			fprintf(js, "}");
@@ -1164,8 +1265,11 @@ static void write_outputs(double ghz_med)
 #undef F
 #undef E
 	}
-	if (js)
-		fprintf(js, "\n  ]\n}\n");
+	if (js) {
+		fprintf(js, "\n  ]");
+		embed_up(js);
+		fprintf(js, "\n}\n");
+	}
 	if (csv)
 		fclose(csv);
 	if (js)
@@ -1246,6 +1350,7 @@ static int run_bench(void)
 	print_matrix("== workloads: Mops/s (total over threads), median", true, 0, MOPS);
 	print_matrix("-- workloads: ratio of ns/op to katomic asm (>1 = slower)", true, 0, RATIO_ASM);
 	print_matrix("-- workloads: fairness, min/max per-thread ops (1 = fair; seqlock: readers)", true, 0, FAIR);
+	print_locks();
 	print_verdict();
 	for (int i = 0; i < nrows; i++)
 		if (rows[i].errors)
@@ -1275,6 +1380,7 @@ static void usage(FILE *f)
 "  --contenders PATS  contenders to run (default: all built; raw and asm are always kept)\n"
 "  --modes LIST       solo,shared,own,false (default: all; --quick: solo,shared)\n"
 "  --csv FILE  --json FILE  --samples FILE   write the summary, JSON, every sample\n"
+"  --up-json FILE     copy up-patch --json's object into the JSON as \"up\"\n"
 "  --no-progress      no progress line on stderr\n"
 "  --list             list contenders and ops (n/a marked) and exit\n"
 "  --check            run every kernel at a tiny size and check final values (TAP)\n");
@@ -1310,6 +1416,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--csv")) { need(i, argc, argv); opt.csv = argv[++i]; }
 		else if (!strcmp(a, "--json")) { need(i, argc, argv); opt.json = argv[++i]; }
 		else if (!strcmp(a, "--samples")) { need(i, argc, argv); opt.samples = argv[++i]; }
+		else if (!strcmp(a, "--up-json")) { need(i, argc, argv); opt.up_json = argv[++i]; }
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
 		else {
 			fprintf(stderr, "katomic-bench: unknown option '%s'\n", a);

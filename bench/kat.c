@@ -39,7 +39,7 @@
 #define KB_LOCK_INIT(l)			spin_lock_init(l)
 #define KB_LOCK(l)			spin_lock(l)
 #define KB_UNLOCK(l)			spin_unlock(l)
-#define KB_WHAT_spinlock		"katomic spinlock_t (ticket, spins then yields)"
+#define KB_WHAT_spinlock		"katomic spinlock_t (queued: spins, then sleeps in futex; running threads may take a free lock)"
 #define KB_WHAT_seqlock			"READ_ONCE/WRITE_ONCE + smp_rmb/smp_wmb"
 
 #include "kernels.h"

@@ -456,21 +456,48 @@ static void kb_i_spinlock(void *shared, int nthreads)
 	KB_LOCK_INIT(&s->lock);
 }
 
-KB_KERNEL(spinlock)
+/*
+ * Private work between critical sections, as real lock users have: a chain
+ * of dependent multiply-adds on a register (about 4 cycles each), which no
+ * compiler can drop or shorten.
+ */
+static inline unsigned long kb_private_work(unsigned long x, int iters)
+{
+	KB_NO_UNROLL
+	for (int k = 0; k < iters; k++) {
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+		__asm__("" : "+r"(x));
+	}
+	return x;
+}
+
+/*
+ * lock; two dependent plain updates of the protected line; unlock; then
+ * `ncs` iterations of private work (the non-critical section).  spinlock is
+ * the pure hand-off (no private work), spinlock_short ~20 iterations and
+ * spinlock_long ~400.
+ */
+static inline long kb_lock_loop(long n, struct kb_env *e, int ncs)
 {
 	struct kb_wl_spinlock *s = e->shared;
 	volatile int *stop = e->stop;
+	unsigned long x = (unsigned long)e->tid;
 	long i;
 
 	for (i = 0; i < n && !*stop; i++) {
 		KB_LOCK(&s->lock);
-		/* Small critical section: two dependent plain updates. */
 		kb_peek(&s->data[0]) = kb_peek(&s->data[0]) + 1;
 		kb_peek(&s->data[1]) = kb_peek(&s->data[1]) + kb_peek(&s->data[0]);
 		KB_UNLOCK(&s->lock);
+		x = kb_private_work(x, ncs);
 	}
+	e->aux[0] += (long)x;
 	return i;
 }
+
+KB_KERNEL(spinlock) { return kb_lock_loop(n, e, 0); }
+KB_KERNEL(spinlock_short) { return kb_lock_loop(n, e, 20); }
+KB_KERNEL(spinlock_long) { return kb_lock_loop(n, e, 400); }
 #endif
 
 #ifdef KB_HAVE_seqlock
@@ -796,6 +823,8 @@ const struct kb_contender KB_SYM = {
 #endif
 #ifdef KB_HAVE_spinlock
 		KB_SLOT(spinlock, kb_i_spinlock, KB_WHAT_spinlock),
+		KB_SLOT(spinlock_short, kb_i_spinlock, KB_WHAT_spinlock),
+		KB_SLOT(spinlock_long, kb_i_spinlock, KB_WHAT_spinlock),
 #endif
 #ifdef KB_HAVE_seqlock
 		KB_SLOT(seqlock, 0, KB_WHAT_seqlock),

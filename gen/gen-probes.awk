@@ -71,7 +71,7 @@ function cmpxchg_probes(n, req,    sizes, ns, j, s, T, cls, ord) {
 	if (n ~ /128/) { ns = 1; sizes[1] = 16 }
 	else if (n ~ /64/) { ns = 1; sizes[1] = 8 }
 	else { ns = split("1 2 4 8", sizes, " ") }
-	if (req != "") print "#ifdef " req
+	if (req != "") print req_open(req)
 	for (j = 1; j <= ns; j++) {
 		s = sizes[j]; T = s == 16 ? "u128" : SZ_T[s]
 		if (n ~ /^try_/)
@@ -142,17 +142,22 @@ function api_probes(    line, nf, f, h, kind, n, req, pfx) {
 	TBL = API; TBL_LINE = 0
 	while ((getline line < API) > 0) {
 		TBL_LINE++
-		if (line ~ /^[ \t]*(#|$)/) continue
+		if (line ~ /^[ \t]*(#|$)/ || line ~ /^@/) continue
 		nf = split(line, f, "|")
-		if (nf != 5) die("expected 5 fields")
+		if (nf != 5 && nf != 6) die("expected 5 or 6 fields")
 		h = trim(f[1]); kind = trim(f[2]); n = trim(f[3]); req = trim(f[5])
-		if (kind == "type" || kind == "const") continue
-		if (n ~ /(INIT|LOCK_UNLOCKED|DEFINE_SPINLOCK|DEFINE_BITMAP|^BIT_|BITS_TO_LONGS)/) continue
+		if (req == "!" n) req = ""	# katomic's unless the program has its own: probes.c has none
+		if (kind == "type" || kind == "const" || kind == "exact") continue
+		# probes.c includes katomic.h: opt-in headers' names are aliases of others
+		if (h == "kernel.h") continue
+		# spin_lock_irqsave, _irq, _bh, raw_spin_*: spin_lock/spin_unlock by definition
+		if (h == "spinlock.h" && kind == "macro" && params_of(f[4]) != "") continue
+		if (n ~ /(INIT|LOCK_UNLOCKED|DEFINE_SPINLOCK|DEFINE_RAW_SPINLOCK|DEFINE_BITMAP|^BIT_|BITS_TO_LONGS)/) continue
 		if (h == "cmpxchg.h" && n != "system_has_cmpxchg128") { cmpxchg_probes(n, req); continue }
 		if (h == "bitops.h") { if (kind == "func") bitop_probes(n); continue }
 		if (h == "refcount.h") { refcount_probe(n); continue }
 		if (h == "spinlock.h" && kind == "func") { spinlock_probe(n); continue }
-		if (req != "") print "#ifdef " req
+		if (req != "") print req_open(req)
 		if (n ~ /^atomic.*_cond_read_/) {
 			pfx = n; sub(/_cond_read_.*/, "", pfx)
 			emit(n, n ~ /acquire$/ ? "load_acquire" : "once", "load",
@@ -160,14 +165,18 @@ function api_probes(    line, nf, f, h, kind, n, req, pfx) {
 			     "\treturn " n "(v, VAL != 0);")
 		} else if (params_of(f[4]) == "" && kind == "macro")
 			barrier_probe(n)
-		else if (n == "smp_store_mb")
-			sized_probes(n, "store_mb", "store", "void(T *p, T v)", "\tsmp_store_mb(*p, v);")
-		else if (n == "smp_load_acquire")
-			sized_probes(n, "load_acquire", "load", "T(T *p)", "\treturn smp_load_acquire(p);")
-		else if (n == "smp_store_release")
-			sized_probes(n, "store_release", "store", "void(T *p, T v)", "\tsmp_store_release(p, v);")
+		else if (n ~ /^(smp|virt)_store_mb$/)
+			sized_probes(n, "store_mb", "store", "void(T *p, T v)", "\t" n "(*p, v);")
+		else if (n ~ /^(smp|virt)_load_acquire$/)
+			sized_probes(n, "load_acquire", "load", "T(T *p)", "\treturn " n "(p);")
+		else if (n ~ /^(smp|virt)_store_release$/)
+			sized_probes(n, "store_release", "store", "void(T *p, T v)", "\t" n "(p, v);")
 		else if (n == "READ_ONCE")
 			sized_probes(n, "once", "load", "T(T *p)", "\treturn READ_ONCE(*p);")
+		else if (n == "ACCESS_ONCE") {
+			sized_probes(n "_load", "once", "load", "T(T *p)", "\treturn ACCESS_ONCE(*p);")
+			sized_probes(n "_store", "once", "store", "void(T *p, T v)", "\tACCESS_ONCE(*p) = v;")
+		}
 		else if (n == "WRITE_ONCE")
 			sized_probes(n, "once", "store", "void(T *p, T v)", "\tWRITE_ONCE(*p, v);")
 		else if (n ~ /^smp_cond_load_/)
@@ -189,6 +198,9 @@ function api_probes(    line, nf, f, h, kind, n, req, pfx) {
 }
 
 function params_of(s) { return trim(s) }
+
+# A requirement (gen/api.tbl): MACRO or !MACRO.
+function req_open(r) { return r ~ /^!/ ? "#ifndef " substr(r, 2) : "#ifdef " r }
 
 # ---- idioms: how the ops are used together
 function idiom_probes() {

@@ -20,7 +20,7 @@ gen() { # gen SCRIPT OUTFILE [awk args...]
 gen gen-atomic.awk "$inc/atomic.h" -v TYPE=1
 gen gen-atomic.awk "$inc/atomic64.h" -v TYPE=2
 gen gen-atomic.awk "$inc/atomic-long.h" -v TYPE=3
-gen gen-names.awk "$tst/.names-stamp" -v OUT="$inc" -v TEST="$tst/names.c"
+gen gen-names.awk "$tst/.names-stamp" -v OUT="$inc" -v TEST="$tst/names.c" -v TEST_OPTIN="$tst/names-optin.c"
 rm -f "$tst/.names-stamp"
 gen gen-tests.awk "$tst/atomic-ops.c"
 mkdir -p "$root/tools/codegen/generated" && gen gen-probes.awk "$root/tools/codegen/generated/probes.c"

@@ -4,11 +4,7 @@
 # Usage: tests/check-headers.sh [compiler...]   (default: gcc clang)
 set -u
 ccs=${*:-gcc clang}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-backends="c11"
-case $(cc -dumpmachine 2>/dev/null) in
-x86_64*) [ -f include/katomic/backend/asm.h ] && backends="c11 asm" ;;
-esac
+. tests/lib.sh
 n=0 fail=0
 for cc in $ccs; do
 	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; continue; }

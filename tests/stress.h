@@ -195,7 +195,7 @@ struct stress_thread {
 
 static void *stress_thread_main(void *p)
 {
-	struct stress_thread *t = p;
+	struct stress_thread *t = (struct stress_thread *)p;
 
 	/* everyone starts together; the last to arrive notes the time */
 	if (stress_barrier_wait(t->start))

@@ -1,16 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * spinlock_t under contention: mutual exclusion of plain (non-atomic)
- * accesses with 2, 4 and 8 threads on however many CPUs there are (the
- * lock must yield, or 8 threads on 2 CPUs never finish), with spin_lock and
- * with a spin_trylock loop; spin_is_locked while held; DEFINE_SPINLOCK and
- * spin_lock_init.  Under ThreadSanitizer the plain accesses in the critical
- * sections are also checked for races: the lock's acquire and release must
- * order them.
+ * accesses with 1 to 8 threads on however many CPUs there are (the lock
+ * must not burn the CPU a preempted holder needs, or 8 threads on 2 CPUs
+ * never finish), with spin_lock, with a spin_trylock loop and with both at
+ * once; spin_is_locked while held; DEFINE_SPINLOCK and spin_lock_init; the
+ * contended path's events (queueing, sleeping in futex, the head's naps and
+ * HANDOFF) each shown to happen, with the count still exact; and
+ * spin_unlock_wait.  Under ThreadSanitizer the plain accesses in the
+ * critical sections are also checked for races: the lock's acquire and
+ * release must order them.
  */
+
+/* Count the slow path's events (spinlock-queue.h's hook for tests). */
+#define SPIN_EVENTS(X) X(steal) X(queue) X(hot) X(sleep) X(prewake) X(nap_sleep) X(nap_yield) X(handoff)
+#define SPIN_EVENT_COUNTER(what) static long spin_ev_##what;
+SPIN_EVENTS(SPIN_EVENT_COUNTER)
+#define __KA_SPIN_STAT(what) ((void)__atomic_fetch_add(&spin_ev_##what, 1, __ATOMIC_RELAXED))
+
 #include <katomic/katomic.h>
 #include "tap.h"
 #include "stress.h"
+
+static void spin_events(long *ev)
+{
+	int k = 0;
+#define SPIN_EVENT_READ(what) ev[k++] = __atomic_load_n(&spin_ev_##what, __ATOMIC_RELAXED);
+	SPIN_EVENTS(SPIN_EVENT_READ)
+}
+enum { EV_STEAL, EV_QUEUE, EV_HOT, EV_SLEEP, EV_PREWAKE, EV_NAP_SLEEP, EV_NAP_YIELD, EV_HANDOFF, EV_N };
 
 static DEFINE_SPINLOCK(static_lock);
 
@@ -25,7 +43,9 @@ struct lock_ctx {
 	spinlock_t *lock;
 	long n;		/* at most this many per thread */
 	double secs;	/* and for at most this long */
-	int trylock;
+	int trylock;	/* 1: every thread a trylock loop; 2: odd threads only */
+	long hold_every;	/* if nonzero: every hold_every-th time, hold the lock ... */
+	long hold_us;	/* ... this long (the waiters queue and sleep) */
 };
 
 static long bad_owner[STRESS_MAX_THREADS], not_locked[STRESS_MAX_THREADS];
@@ -39,7 +59,7 @@ static void lock_worker(int idx, void *arg)
 
 	stress_clock_start(&clk, c->secs);
 	for (i = 0; i < c->n && !stress_clock_expired(&clk); i++) {
-		if (c->trylock) {
+		if (c->trylock == 1 || (c->trylock == 2 && idx % 2)) {
 			unsigned int spins = 0;
 
 			while (!spin_trylock(c->lock)) {
@@ -56,6 +76,11 @@ static void lock_worker(int idx, void *arg)
 		if (!spin_is_locked(c->lock))
 			unl++;
 		prot.sum += idx + 1;
+		if (c->hold_every && i % c->hold_every == 0) {
+			struct timespec ts = { 0, c->hold_us * 1000 };
+
+			nanosleep(&ts, NULL);	/* preempted while holding it */
+		}
 		if (prot.owner != idx)
 			bad++;
 		prot.count = v + 1;
@@ -67,9 +92,8 @@ static void lock_worker(int idx, void *arg)
 	done[idx] = i;
 }
 
-static void test_lock(spinlock_t *lock, const char *what, int nthreads, long n, int trylock)
+static void run_lock(spinlock_t *lock, const char *what, int nthreads, struct lock_ctx c)
 {
-	struct lock_ctx c = { lock, n, stress_iters(1, 3) * 0.1, trylock };
 	long bad = 0, unl = 0, fails = 0, want_sum = 0, total = 0;
 	double t;
 	int th;
@@ -85,15 +109,77 @@ static void test_lock(spinlock_t *lock, const char *what, int nthreads, long n, 
 	}
 	ok(prot.count == total && prot.sum == want_sum,
 	   "%s %s, %d threads: plain counter %ld (expected %ld), sum %ld (expected %ld) [%.3f s, %.2f us each]",
-	   what, trylock ? "spin_trylock loop" : "spin_lock", nthreads, prot.count,
+	   what, c.trylock == 1 ? "spin_trylock loop" : c.trylock ? "spin_lock and spin_trylock loops" :
+	   "spin_lock", nthreads, prot.count,
 	   total, prot.sum, want_sum, t, t * 1e6 / (double)(total ? total : 1));
 	ok(bad == 0, "%s, %d threads: nobody else inside the critical section (%ld intrusions)",
 	   what, nthreads, bad);
 	ok(unl == 0, "%s, %d threads: spin_is_locked() true while held (%ld times false)",
 	   what, nthreads, unl);
 	ok(!spin_is_locked(lock), "%s, %d threads: unlocked at the end", what, nthreads);
-	if (trylock)
+	if (c.trylock)
 		diag("%s, %d threads: %ld failed spin_trylock() calls", what, nthreads, fails);
+}
+
+static void test_lock(spinlock_t *lock, const char *what, int nthreads, long n, int trylock)
+{
+	struct lock_ctx c = { lock, n, stress_iters(1, 3) * 0.1, trylock, 0, 0 };
+
+	run_lock(lock, what, nthreads, c);
+}
+
+/*
+ * The contended path, event by event: holders that are descheduled while
+ * holding the lock (a nanosleep inside the critical section) make the
+ * waiters queue, sleep in futex() and be woken in turn, make the queue head
+ * nap and then claim the lock (HANDOFF); the count must stay exact.
+ */
+static void test_sleepers(spinlock_t *lock, int nthreads)
+{
+	struct lock_ctx c = { lock, stress_iters(4000, 400), 60, 0, 16, 300 };
+	long ev0[EV_N], ev1[EV_N];
+
+	spin_events(ev0);
+	run_lock(lock, "holder preempted", nthreads, c);
+	spin_events(ev1);
+	diag("%d threads: %ld queued (%ld hot), %ld slept in futex (%ld woken early), naps %ld asleep "
+	     "%ld yielded, %ld HANDOFF, %ld taken by a running thread", nthreads, ev1[EV_QUEUE] - ev0[EV_QUEUE],
+	     ev1[EV_HOT] - ev0[EV_HOT], ev1[EV_SLEEP] - ev0[EV_SLEEP], ev1[EV_PREWAKE] - ev0[EV_PREWAKE],
+	     ev1[EV_NAP_SLEEP] - ev0[EV_NAP_SLEEP], ev1[EV_NAP_YIELD] - ev0[EV_NAP_YIELD],
+	     ev1[EV_HANDOFF] - ev0[EV_HANDOFF], ev1[EV_STEAL] - ev0[EV_STEAL]);
+#ifdef __linux__
+	ok(ev1[EV_SLEEP] > ev0[EV_SLEEP], "%d threads: queued waiters slept in futex() and were woken in turn",
+	   nthreads);
+	ok(ev1[EV_PREWAKE] > ev0[EV_PREWAKE], "%d threads: the head woke its successor before taking the lock",
+	   nthreads);
+#endif
+	ok(ev1[EV_NAP_SLEEP] + ev1[EV_NAP_YIELD] > ev0[EV_NAP_SLEEP] + ev0[EV_NAP_YIELD],
+	   "%d threads: the queue head napped while the holder was off the CPU", nthreads);
+	ok(ev1[EV_HANDOFF] > ev0[EV_HANDOFF], "%d threads: the queue head claimed the lock (HANDOFF)", nthreads);
+}
+
+/* spin_unlock_wait returns once the lock is free, and sees what the holder wrote. */
+static spinlock_t wait_lock;
+static int wait_data, wait_state;
+
+static void unlock_wait_worker(int idx, void *arg)
+{
+	unsigned int spins = 0;
+	long *wrong = arg;
+
+	if (idx == 0) {
+		spin_lock(&wait_lock);
+		__atomic_store_n(&wait_state, 1, __ATOMIC_RELEASE);
+		usleep(20000);
+		wait_data = 42;		/* plain: ordered by the unlock and spin_unlock_wait's acquire */
+		spin_unlock(&wait_lock);
+		return;
+	}
+	while (__atomic_load_n(&wait_state, __ATOMIC_ACQUIRE) != 1)
+		stress_relax(&spins);
+	ka_spin_unlock_wait(&wait_lock);
+	if (wait_data != 42)
+		(*wrong)++;
 }
 
 /* spin_trylock must fail while another thread holds the lock. */
@@ -129,6 +215,7 @@ static void holder_worker(int idx, void *arg)
 int main(void)
 {
 	static const int nthreads[] = { 2, 4, 8 };
+	int nt;
 	/*
 	 * Each run lasts 0.1 s (0.3 s under TSan) or n acquisitions per thread.
 	 * With more threads than CPUs a FIFO ticket lock hands over to waiters
@@ -162,7 +249,7 @@ int main(void)
 	   "spin_lock_init: re-initialises a held lock to unlocked");
 	spin_unlock(heap_lock);
 
-	/* ticket wrap-around: 70000 > 65536 lock/unlock pairs, single thread */
+	/* 70000 > 65536 lock/unlock pairs, single thread (no counter in the word may wrap) */
 	for (k = 0; k < 70000; k++) {
 		spin_lock(&static_lock);
 		if (!spin_is_locked(&static_lock))
@@ -172,15 +259,26 @@ int main(void)
 			wrong++;
 	}
 	ok(wrong == 0 && spin_trylock(&static_lock),
-	   "70000 lock/unlock pairs (tickets wrap): spin_is_locked right every time (%ld wrong)", wrong);
+	   "70000 lock/unlock pairs: spin_is_locked right every time (%ld wrong)", wrong);
 	spin_unlock(&static_lock);
 
+	for (nt = 1; nt <= 8; nt++)
+		test_lock(&static_lock, "DEFINE_SPINLOCK", nt, n, 0);
 	for (k = 0; k < 3; k++) {
-		test_lock(&static_lock, "DEFINE_SPINLOCK", nthreads[k], n, 0);
 		test_lock(heap_lock, "spin_lock_init", nthreads[k], n, 0);
-	}
-	for (k = 0; k < 3; k++)
 		test_lock(&static_lock, "DEFINE_SPINLOCK", nthreads[k], n, 1);
+		test_lock(&static_lock, "DEFINE_SPINLOCK", nthreads[k], n, 2);
+	}
+	test_sleepers(heap_lock, 4);
+	test_sleepers(heap_lock, 8);
+
+	{
+		long wrong = 0;
+
+		stress_run(2, unlock_wait_worker, &wrong);
+		ok(wrong == 0 && !spin_is_locked(&wait_lock),
+		   "spin_unlock_wait: returns after the unlock and sees the holder's writes");
+	}
 
 	{
 		long fails = 0;

@@ -1,17 +1,37 @@
 #!/bin/sh
-# katomic: one entry point for the instruments.  `make` writes it to
-# build/katomic with KATOMIC_ROOT set to the source tree.
+# katomic: one entry point for the instruments: build/katomic after `make`,
+# PREFIX/bin/katomic after `make install` (needs only make and a C compiler).
 #   katomic litmus  [options] FILE_OR_DIR...   run C litmus tests on this CPU
 #   katomic codegen [options]                  per-op code-generation audit
 #   katomic bench   [options]                  per-op and workload benchmarks
-#   katomic report  [--quick|--full] [--out DIR]  all of it, as one page
+#   katomic report  [--quick|--full] [--out DIR] [--from DIR]  all of it, as one page
+#   katomic uplocks [--list] [--dry-run] PROG...   record PROG's lock prefixes (<katomic/up.h>)
 set -u
-root=${KATOMIC_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-build=${KATOMIC_BUILD:-$root/build}
-export KATOMIC_ROOT=$root KATOMIC_BUILD=$build
+
+# Where the instruments are (ROOT: tools/, bench/, tests/litmus/, include/,
+# a Makefile with their build rules) and where they build (BUILD).
+#   source tree: ROOT is the tree (make writes its path on the srcroot= line
+#                of build/katomic), BUILD is ROOT/build
+#   installed:   `make install` sets installed=1: ROOT is ../share/katomic
+#                next to this script, BUILD the user's cache directory, as
+#                the prefix may be read-only
+# KATOMIC_ROOT and KATOMIC_BUILD override both; the helpers read them, and
+# KATOMIC_INCLUDE (the headers the litmus harnesses compile against).
+srcroot=$(cd "$(dirname "$0")/.." && pwd)
+installed=0
+if [ "$installed" = 1 ]; then
+	self=$(readlink -f "$0" 2>/dev/null || echo "$0")
+	root=${KATOMIC_ROOT:-$(cd "$(dirname "$self")/../share/katomic" && pwd)}
+	cache=${XDG_CACHE_HOME:-${HOME:?katomic: set HOME or XDG_CACHE_HOME (the installed katomic builds under it)}/.cache}
+	build=${KATOMIC_BUILD:-$cache/katomic/$(printf '%s' "$root" | tr -c 'A-Za-z0-9._-' '_')}
+else
+	root=${KATOMIC_ROOT:-$srcroot}
+	build=${KATOMIC_BUILD:-$root/build}
+fi
+export KATOMIC_ROOT=$root KATOMIC_BUILD=$build KATOMIC_INCLUDE=${KATOMIC_INCLUDE:-$root/include}
 
 usage() {
-	sed -n '2,8s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -28,9 +48,12 @@ codegen|bench|report)
 		exit 2
 	fi
 	exec sh "$impl" "$@" ;;
+uplocks)
+	command -v python3 >/dev/null 2>&1 || { echo "katomic uplocks: python3 not found" >&2; exit 2; }
+	exec python3 "$root/tools/up/uplocks.py" "$@" ;;
 -h|--help|help)
 	usage ;;
 *)
-	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report)" >&2
+	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks)" >&2
 	exit 2 ;;
 esac

@@ -45,6 +45,20 @@
 #ifndef ka_arch_cpu_relax
 #define ka_arch_cpu_relax() ka_barrier()
 #endif
+/* dma_*: the I/O barriers unless the architecture has lighter ones (asm-generic). */
+#ifndef ka_arch_dma_mb
+#define ka_arch_dma_mb() ka_arch_mb()
+#endif
+#ifndef ka_arch_dma_rmb
+#define ka_arch_dma_rmb() ka_arch_rmb()
+#endif
+#ifndef ka_arch_dma_wmb
+#define ka_arch_dma_wmb() ka_arch_wmb()
+#endif
+/* virt_mb: smp_mb, where nothing can weaken smp_mb (x86-64 has its own). */
+#ifndef ka_arch_virt_mb
+#define ka_arch_virt_mb() ka_arch_smp_mb()
+#endif
 
 /* Fences the generated fallbacks put around a backend's _relaxed op. */
 #ifndef __ka_acquire_fence

@@ -46,23 +46,38 @@
 
 /*
  * Spin until cond_expr, which reads the loaded value as VAL, holds; return
- * that value.  User-space threads can outnumber CPUs, so after a while the
- * wait also yields the CPU (the kernel never needs to: it disables preemption).
+ * that value.  The loop is the kernel's (a load, a compare, cpu_relax()) plus
+ * a down-counter: user-space threads can outnumber CPUs, so every
+ * __KA_SPIN_BEFORE_YIELD polls the waiter gives its CPU away (the kernel
+ * never needs to: it disables preemption).  The yield is a cold, out-of-line
+ * call, so its register saves land on that path, not on the polling loop.
  */
 #define __KA_SPIN_BEFORE_YIELD 256
+/* clang keeps registers live across a cold call in callee-saved ones (pushes on entry) unless the callee saves them. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(__preserve_most__) && (defined(__x86_64__) || defined(__aarch64__))
+#define __KA_COLD_CALL_ABI __attribute__((__preserve_most__))
+#endif
+#endif
+#ifndef __KA_COLD_CALL_ABI
+#define __KA_COLD_CALL_ABI
+#endif
+static __attribute__((__unused__, __noinline__, __cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
+{
+	__ka_sched_yield();
+	return __KA_SPIN_BEFORE_YIELD;
+}
+/* One poll's wait: count starts at __KA_SPIN_BEFORE_YIELD. */
 #define __ka_spin_wait(count) do {						\
-	if (++(count) < __KA_SPIN_BEFORE_YIELD)					\
-		ka_cpu_relax();							\
-	else {									\
-		(count) = 0;							\
-		__ka_sched_yield();						\
-	}									\
+	ka_cpu_relax();								\
+	if (__builtin_expect(--(count) == 0, 0))				\
+		(count) = __ka_spin_yield();					\
 } while (0)
 
 #define __ka_smp_cond_load(ptr, cond_expr, load) __extension__({		\
 	__typeof__(ptr) __ka_ptr = (ptr);					\
 	__typeof__(__atomic_load_n(__ka_ptr, __ATOMIC_RELAXED)) VAL;		\
-	unsigned __ka_spins = 0;						\
+	unsigned __ka_spins = __KA_SPIN_BEFORE_YIELD;				\
 	for (;;) {								\
 		VAL = load(__ka_ptr);						\
 		if (cond_expr)							\
@@ -88,6 +103,40 @@
  */
 #define ka_rcu_dereference(p)		KA_READ_ONCE(p)
 #define ka_rcu_assign_pointer(p, v)	ka_smp_store_release(&(p), (v))
+
+/*
+ * Barriers for memory shared with a device (DMA; e.g. a VFIO or vhost-user
+ * driver's rings): dma_rmb/dma_wmb order reads/writes of coherent memory the
+ * device also accesses, dma_mb both.  What each costs is the architecture's
+ * (arch/: often lighter than mb(), which also orders MMIO).
+ */
+#define ka_dma_mb()			ka_arch_dma_mb()
+#define ka_dma_rmb()			ka_arch_dma_rmb()
+#define ka_dma_wmb()			ka_arch_dma_wmb()
+
+/*
+ * Barriers for memory shared with another machine's CPU (a guest and its
+ * hypervisor, virtio rings): the SMP barriers, but never weakened, not even
+ * when this process runs on one CPU and <katomic/up.h> has unlocked the
+ * recorded lock prefixes (the other side is not on our CPU).  Only x86-64's
+ * smp_mb is locked, so only virt_mb needs a form of its own there; the store
+ * of virt_store_mb is an xchg, which no patching touches.  virt_mb__before/
+ * after_atomic are the kernel's: they rely on the atomic op itself, which an
+ * unlocked (patched) op no longer is to another agent; use sync_cmpxchg on
+ * shared memory in such a process.
+ */
+#define ka_virt_mb()			ka_arch_virt_mb()
+#define ka_virt_rmb()			ka_smp_rmb()
+#define ka_virt_wmb()			ka_smp_wmb()
+#ifdef ka_arch_store_mb
+#define ka_virt_store_mb(var, value)	ka_smp_store_mb(var, value)
+#else
+#define ka_virt_store_mb(var, value) do { KA_WRITE_ONCE(var, value); ka_virt_mb(); } while (0)
+#endif
+#define ka_virt_mb__before_atomic()	ka_smp_mb__before_atomic()
+#define ka_virt_mb__after_atomic()	ka_smp_mb__after_atomic()
+#define ka_virt_load_acquire(p)		ka_smp_load_acquire(p)
+#define ka_virt_store_release(p, v)	ka_smp_store_release(p, v)
 
 #include "generated/names-barrier.h"
 

@@ -15,6 +15,20 @@
 #error "katomic: <stdatomic.h> is included; its atomic_* names clash with the kernel's. Build with -DKATOMIC_PREFIX and use the ka_ spellings (ka_atomic_inc, ...)"
 #endif
 
+/*
+ * The other order: <stdatomic.h> after katomic would silently redefine
+ * atomic_fetch_add & co. (a macro redefined in a system header raises no
+ * warning), and every later call would reach C11's with the kernel's
+ * argument order.  gcc's and clang's <stdatomic.h> both begin by declaring
+ * the enumerator memory_order_relaxed, an identifier no katomic-only C
+ * program uses: it is made to raise the error below and then expand to
+ * itself, so that nothing else is reported.  C only: C++'s <atomic> names
+ * std::memory_order_relaxed and lives beside katomic's macros.
+ */
+#if !defined(KATOMIC_PREFIX) && !defined(__cplusplus)
+#define memory_order_relaxed _Pragma("GCC error \"katomic: <stdatomic.h> (or memory_order_relaxed) after katomic: C11's atomic_fetch_add & co. would replace the kernel's. Build with -DKATOMIC_PREFIX and use the ka_ spellings\"") memory_order_relaxed
+#endif
+
 #ifndef __cplusplus
 #include <stdbool.h>
 #define KA_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
@@ -47,6 +61,18 @@
 
 /* Compiler barrier: no instruction, but no memory access moves across it. */
 #define ka_barrier() __asm__ __volatile__("" ::: "memory")
+
+/*
+ * A compile-time check usable inside an expression (also one that must stay
+ * an lvalue after a comma): with the message in C; in C++, where sizeof
+ * cannot define a type, as a negative array size.
+ */
+#ifndef __cplusplus
+#define __ka_static_assert_expr(cond, msg) \
+	((void)sizeof(struct { _Static_assert(cond, msg); int __ka_unused; }))
+#else
+#define __ka_static_assert_expr(cond, msg) ((void)sizeof(char[(cond) ? 1 : -1]))
+#endif
 
 /* True for the sizes a single load or store can access without tearing. */
 #define __ka_native_size(x) \

@@ -46,6 +46,18 @@
  */
 #define ka_data_race(expr) (expr)
 
+/*
+ * ACCESS_ONCE(x): the kernel's spelling before READ_ONCE/WRITE_ONCE (gone in
+ * 4.15), still common in ported code, also as an lvalue: v = ACCESS_ONCE(x),
+ * ACCESS_ONCE(x) = v.  A volatile access, as the kernel's was, of a 1, 2, 4
+ * or 8-byte scalar (other sizes do not compile, as for READ_ONCE).  Being a
+ * plain volatile access in both backends, it is not an atomic access to
+ * ThreadSanitizer: prefer READ_ONCE/WRITE_ONCE where a race detector runs.
+ */
+#define KA_ACCESS_ONCE(x)							\
+	(*(volatile __typeof__(x) *)(__ka_static_assert_expr(__ka_native_size(x),	\
+		"ACCESS_ONCE: only 1, 2, 4 or 8-byte scalars"), &(x)))
+
 #include "generated/names-rwonce.h"
 
 #endif /* KATOMIC_RWONCE_H */

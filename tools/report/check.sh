@@ -2,8 +2,9 @@
 # make check-report: use `katomic report` as a user would and check what it gives.
 #  1. katomic report --quick --out SCRATCH: exit status 0 (or 1 = a correctness
 #     finding, reported), the verdict table and the answer on stdout, a progress
-#     line per stage on stderr, every file written, report.json with every
-#     section (machine, codegen, litmus, bench, verdict), each plot a PNG;
+#     line per stage on stderr, every file written, every JSON document valid
+#     against its schema (tools/schema/), report.json with every section
+#     (machine, codegen, litmus, bench, verdict), each plot a PNG;
 #  2. index.html in headless Chromium (package chromium): the summary table is
 #     in the DOM, every <img> loaded (naturalWidth > 0, marked by the page's own
 #     script), and a screenshot ($KATOMIC_BUILD/report-check/screenshot.png);
@@ -27,6 +28,7 @@ ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
 check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 jqt() { jq -e "$1" "$out/report.json" >/dev/null 2>&1; }
+validate() { PYTHONPATH=$root/tools python3 -m katomic_tools.common.schema "$@" >/dev/null; }
 is_png() { [ -s "$1" ] && [ "$(od -An -tx1 -N4 "$1" | tr -d ' \n')" = 89504e47 ]; }
 
 # ---------------------------------------------------------------- 1. the report
@@ -42,9 +44,13 @@ check "stdout: a one-line answer" grep -qE '^Answer: (YES|NO|NOT YET|INCOMPLETE)
 for s in codegen litmus bench; do
 	check "stderr: progress lines for $s" grep -q "^katomic report: \[[123]/3\] $s: done" "$keep/stderr.txt"
 done
-for f in REPORT.md index.html report.json codegen/codegen.html codegen/codegen.json litmus/c11-gcc.json \
-	bench/bench.csv bench/table.txt logs/facts.tsv; do
+for f in REPORT.md index.html report.json run.json codegen/codegen.html codegen/codegen.json litmus/c11-gcc.json \
+	bench/bench.json bench/bench.csv bench/table.txt; do
 	check "file $f" [ -s "$out/$f" ]
+done
+# every document the run produced fits its schema (no empty value, no missing field)
+for f in "$out"/run.json "$out"/report.json "$out"/codegen/codegen.json "$out"/litmus/*.json "$out"/bench/bench.json; do
+	check "schema: ${f#"$out"/}" validate "$f"
 done
 if command -v jq >/dev/null 2>&1; then
 	check "report.json is valid JSON (jq)" jqt .
@@ -140,6 +146,60 @@ if [ "$(uname -m)" = x86_64 ]; then
 fi
 check "skipped stages are named, not failed" grep -q 'litmus: skipped -- left out with --skip litmus' "$scratch/noclang/REPORT.md"
 cp "$scratch/noclang/REPORT.md" "$keep/noclang.md" 2>/dev/null
+
+# ---------------------------------------------------------------- 4. --from: saved and merged JSON
+cp "$out/REPORT.md" "$keep/REPORT.first.md"; cp "$out/report.json" "$keep/report.first.json"
+$katomic report --from "$out" >"$keep/from.out" 2>"$keep/from.err"
+rc=$?
+check "--from the saved run: exit status 0 or 1 (got $rc)" [ "$rc" -le 1 ]
+check "--from the saved run: the same REPORT.md" cmp -s "$keep/REPORT.first.md" "$out/REPORT.md"
+check "--from the saved run: the same report.json" cmp -s "$keep/report.first.json" "$out/report.json"
+again=$scratch/again
+$katomic report --from "$out" --out "$again" >/dev/null 2>&1
+check "--from into another directory: REPORT.md links back to the run" \
+	grep -q '^- `\.\./report/codegen/codegen.html`' "$again/REPORT.md"
+check "--from the saved run: the same verdict on stdout" cmp -s "$keep/stdout.txt" "$keep/from.out"
+# two machines: the same run copied twice, the second renamed (as if run elsewhere)
+merged=$scratch/merged
+mkdir -p "$merged"
+for d in codegen litmus bench; do mkdir -p "$merged/alpha/$d" "$merged/beta/$d"; done
+for m in alpha beta; do
+	cp "$out/run.json" "$merged/$m/"; cp "$out/codegen/codegen.json" "$merged/$m/codegen/"
+	cp "$out"/litmus/*.json "$merged/$m/litmus/"; cp "$out/bench/bench.json" "$merged/$m/bench/"
+done
+python3 - "$merged/beta/run.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["machine"]["name"] = "beta-host"; d["machine"]["arch"] = "x86_64"
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+$katomic report --from "$merged" >"$keep/merged.out" 2>"$keep/merged.err"
+rc=$?
+check "--from two machines: exit status 0 or 1 (got $rc)" [ "$rc" -le 1 ]
+check "--from two machines: report.json is a merged report of 2" validate --as report-merged "$merged/report.json"
+check "--from two machines: REPORT.md has a section per machine" sh -c "[ \$(grep -c '^## Machine: ' '$merged/REPORT.md') = 2 ] && grep -q '^## Machine: beta-host' '$merged/REPORT.md'"
+check "--from two machines: index.html has each machine's verdict table" sh -c "grep -q 'id=\"verdict-table\"' '$merged/index.html' && grep -q 'id=\"verdict-table-2\"' '$merged/index.html'"
+check "--from two machines: stdout summarises both" grep -q '^Answer, all machines: ' "$keep/merged.out"
+for i in $(sed -n 's/.*<img class="plot" src="\([^"]*\)".*/\1/p' "$merged/index.html"); do
+	check "--from two machines: plot $i is a PNG" is_png "$merged/$i"
+done
+# a saved document that does not fit its schema is refused, naming the file and the field
+bad=$scratch/bad
+cp -r "$merged/alpha" "$bad"
+sed 's/"c11_insns": [0-9]*/"c11_insns": ""/' "$out/codegen/codegen.json" >"$bad/codegen/codegen.json"
+$katomic report --from "$bad" --out "$scratch/bad-out" >/dev/null 2>"$keep/bad.err"
+rc=$?
+check "--from an empty value: exit status 2 (got $rc)" [ "$rc" = 2 ]
+check "--from an empty value: one line naming the file and the field" \
+	sh -c "[ \$(wc -l <'$keep/bad.err') = 1 ] && grep -q 'codegen/codegen.json: results\[0\].c11_insns' '$keep/bad.err'"
+python3 - "$bad/bench/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); del d["results"][0]["contender"]; json.dump(d, open(sys.argv[1], "w"))
+PY
+cp "$out/codegen/codegen.json" "$bad/codegen/codegen.json"
+$katomic report --from "$bad" --out "$scratch/bad-out" >/dev/null 2>"$keep/bad2.err"
+rc=$?
+check "--from a missing field: exit status 2 naming it (got $rc)" \
+	sh -c "[ $rc = 2 ] && grep -q \"bench/bench.json: results\\[0\\]: missing field 'contender'\" '$keep/bad2.err'"
 
 echo "# outputs kept in $keep (stdout.txt, stderr.txt, dom.html, screenshot.png, noclang.out)"
 echo "$pass passed, $fail failed"

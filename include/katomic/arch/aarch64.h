@@ -38,5 +38,9 @@
 #define ka_arch_rmb() __asm__ __volatile__("dsb ld" ::: "memory")
 #define ka_arch_wmb() __asm__ __volatile__("dsb st" ::: "memory")
 #define ka_arch_cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+/* DMA: the outer-shareable domain, where devices are; no dsb (that is for MMIO). */
+#define ka_arch_dma_mb()  __asm__ __volatile__("dmb osh" ::: "memory")
+#define ka_arch_dma_rmb() __asm__ __volatile__("dmb oshld" ::: "memory")
+#define ka_arch_dma_wmb() __asm__ __volatile__("dmb oshst" ::: "memory")
 
 #endif

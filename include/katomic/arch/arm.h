@@ -17,5 +17,9 @@
 #define ka_arch_mb()  __asm__ __volatile__("dsb" ::: "memory")
 #define ka_arch_rmb() __asm__ __volatile__("dsb" ::: "memory")
 #define ka_arch_wmb() __asm__ __volatile__("dsb st" ::: "memory")
+/* DMA: the outer-shareable domain, where devices are; dma_mb is mb (dsb), as in the kernel. */
+#define ka_arch_dma_rmb() __asm__ __volatile__("dmb osh" ::: "memory")
+#define ka_arch_dma_wmb() __asm__ __volatile__("dmb oshst" ::: "memory")
+#define ka_arch_dma_mb()  ka_arch_mb()
 
 #endif

@@ -20,5 +20,6 @@
 #define ka_arch_mb()  __ka_fence(__ATOMIC_SEQ_CST)	/* normal memory only: no device ordering known */
 #define ka_arch_rmb() __ka_fence(__ATOMIC_SEQ_CST)
 #define ka_arch_wmb() __ka_fence(__ATOMIC_SEQ_CST)
+/* dma_*: mb/rmb/wmb (backend.h's defaults, as asm-generic); virt_*: the smp_ barriers. */
 
 #endif

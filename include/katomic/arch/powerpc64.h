@@ -25,5 +25,9 @@
 #define ka_arch_mb()  __ka_fence(__ATOMIC_SEQ_CST)	/* sync also orders I/O */
 #define ka_arch_rmb() __ka_fence(__ATOMIC_SEQ_CST)
 #define ka_arch_wmb() __ka_fence(__ATOMIC_SEQ_CST)
+/* DMA memory is cacheable: lwsync orders it for the device too; dma_mb is mb (sync), as in the kernel. */
+#define ka_arch_dma_rmb() __asm__ __volatile__("lwsync" ::: "memory")
+#define ka_arch_dma_wmb() __asm__ __volatile__("lwsync" ::: "memory")
+#define ka_arch_dma_mb()  ka_arch_mb()
 
 #endif

@@ -71,5 +71,9 @@ static __ka_always_inline bool __ka_rv_cas32(void *p, void *old, unsigned int ne
 #define ka_arch_mb()  __asm__ __volatile__("fence iorw,iorw" ::: "memory")
 #define ka_arch_rmb() __asm__ __volatile__("fence ir,ir" ::: "memory")
 #define ka_arch_wmb() __asm__ __volatile__("fence ow,ow" ::: "memory")
+/* The kernel has no lighter DMA fence: a device's accesses are in the I/O bits too. */
+#define ka_arch_dma_mb()  ka_arch_mb()
+#define ka_arch_dma_rmb() ka_arch_rmb()
+#define ka_arch_dma_wmb() ka_arch_wmb()
 
 #endif

@@ -24,5 +24,9 @@
 #define ka_arch_mb()  __ka_fence(__ATOMIC_SEQ_CST)
 #define ka_arch_rmb() ka_barrier()
 #define ka_arch_wmb() ka_barrier()
+/* The kernel serialises for every DMA barrier (bcr 14,0): a device is outside the CPUs' ordering. */
+#define ka_arch_dma_mb()  ka_arch_mb()
+#define ka_arch_dma_rmb() ka_arch_mb()
+#define ka_arch_dma_wmb() ka_arch_mb()
 
 #endif

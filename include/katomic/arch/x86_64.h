@@ -92,5 +92,13 @@ typedef unsigned long __ka_x86_bitword;
 #define ka_arch_test_and_set_bit_lock(nr, addr) ka_arch_test_and_set_bit(nr, addr)
 /* smp_store_mb: xchg is a store and a full barrier in one instruction. */
 #define ka_arch_store_mb(p, v) ((void)__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST))
+/*
+ * sync_cmpxchg (ka_arch_sync_try_cmpxchg): inline asm with __KA_LOCK_KEEP, so
+ * that `katomic uplocks` leaves its lock alone while it records every lock the
+ * compiler emitted for the builtins (uniprocessor lock elision, <katomic/up.h>).
+ */
+#include "x86_64-lock.h"
+/* dma_* and virt_mb: the asm backend's, in x86_64-io.h. */
+#include "x86_64-io.h"
 
 #endif

@@ -21,10 +21,11 @@
  *  - Every `lock` prefix is emitted through __KA_LOCK_PREFIX, which records
  *    the address of the prefix byte in the __ka_smp_locks section (the
  *    kernel's .smp_locks): katomic_up_patch() in <katomic/up.h> can then turn
- *    them into harmless DS prefixes when the process can only run on one CPU.
- *    xchg (implicitly locked), the cmpxchg16b of cmpxchg128 and
- *    ka_arch_sync_try_cmpxchg (sync_cmpxchg: memory shared with another
- *    agent) use a literal lock and are never patched.
+ *    them into harmless DS prefixes when the process can only run on one CPU
+ *    (cmpxchg128's lock cmpxchg16b too, as in the kernel).  xchg is locked
+ *    by the CPU itself (no prefix); ka_arch_sync_try_cmpxchg (sync_cmpxchg:
+ *    memory shared with another agent) uses __KA_LOCK_KEEP and is never
+ *    patched.
  */
 #ifndef KATOMIC_BACKEND_ASM_H
 #define KATOMIC_BACKEND_ASM_H
@@ -36,26 +37,11 @@
 #define KATOMIC_BACKEND_NAME "asm"
 
 /*
- * The kernel's LOCK_PREFIX_HERE / LOCK_PREFIX: a 32-bit self-relative
- * pointer to the lock byte goes into __ka_smp_locks; the linker bounds the
- * table with __start___ka_smp_locks / __stop___ka_smp_locks.
+ * __KA_LOCK_PREFIX (recorded in __ka_smp_locks: patched on one CPU),
+ * __KA_LOCK_KEEP (never patched), __ka_x86_val, __ka_x86_size_check and the
+ * lock-parameterised __ka_x86_try_cmpxchg, shared with the C11 backend.
  */
-#define __KA_LOCK_PREFIX_HERE							\
-	".pushsection __ka_smp_locks,\"a\"\n\t"					\
-	".balign 4\n\t"								\
-	".long 671f - .\n\t"							\
-	".popsection\n"								\
-	"671:\n\t"
-#define __KA_LOCK_PREFIX	__KA_LOCK_PREFIX_HERE "lock "
-/* A lock the UP patching must never touch. */
-#define __KA_LOCK_LITERAL	"lock "
-
-/* The value type of *p, without qualifiers. */
-#define __ka_x86_val(p) __typeof__(__atomic_load_n((p), __ATOMIC_RELAXED))
-
-#define __ka_x86_size_check(p)							\
-	KA_STATIC_ASSERT(__ka_native_size(*(p)),				\
-			 "katomic: atomic op on a scalar that is not 1, 2, 4 or 8 bytes")
+#include "../arch/x86_64-lock.h"
 
 /* ------------------------------------------------------------ loads, stores */
 
@@ -250,48 +236,11 @@
 /* xchg with a memory operand is locked without the prefix: nothing to record, nothing to patch. */
 #define ka_arch_xchg(p, v)	__ka_x86_xchg_op(p, v, "xchg", "")
 
-/*
- * __raw_try_cmpxchg: lock cmpxchg, success from ZF; on failure the value
- * read (left in %rax) is written back to *po.
- */
-#define __ka_x86_try_cmpxchg(p, po, n, lock) __extension__({			\
-	__typeof__(po) __ka_po = (po);						\
-	__ka_x86_val(p) __ka_co = *__ka_po;					\
-	__ka_x86_val(p) __ka_cn = (n);						\
-	bool __ka_ok;								\
-	__ka_x86_size_check(p);							\
-	switch (sizeof(*(p))) {							\
-	case 1:									\
-		__asm__ __volatile__(lock "cmpxchgb %b[__new], %[__mem]"		\
-			: "=@ccz"(__ka_ok), [__mem] "+m"(*(p)), "+a"(__ka_co)	\
-			: [__new] "q"(__ka_cn) : "memory");				\
-		break;								\
-	case 2:									\
-		__asm__ __volatile__(lock "cmpxchgw %w[__new], %[__mem]"		\
-			: "=@ccz"(__ka_ok), [__mem] "+m"(*(p)), "+a"(__ka_co)	\
-			: [__new] "r"(__ka_cn) : "memory");				\
-		break;								\
-	case 4:									\
-		__asm__ __volatile__(lock "cmpxchgl %k[__new], %[__mem]"		\
-			: "=@ccz"(__ka_ok), [__mem] "+m"(*(p)), "+a"(__ka_co)	\
-			: [__new] "r"(__ka_cn) : "memory");				\
-		break;								\
-	default:								\
-		__asm__ __volatile__(lock "cmpxchgq %q[__new], %[__mem]"		\
-			: "=@ccz"(__ka_ok), [__mem] "+m"(*(p)), "+a"(__ka_co)	\
-			: [__new] "r"(__ka_cn) : "memory");				\
-		break;								\
-	}									\
-	if (__builtin_expect(!__ka_ok, 0))					\
-		*__ka_po = __ka_co;						\
-	__ka_ok;								\
-})
-
+/* __raw_try_cmpxchg: __ka_x86_try_cmpxchg in arch/x86_64-lock.h. */
 #define ka_arch_try_cmpxchg(p, po, n)	__ka_x86_try_cmpxchg(p, po, n, __KA_LOCK_PREFIX)
 /* cmpxchg_local: atomic against this thread only, so no lock at all. */
 #define ka_arch_try_cmpxchg_local(p, po, n) __ka_x86_try_cmpxchg(p, po, n, "")
-/* sync_cmpxchg: always locked, even on one CPU (memory shared with another agent). */
-#define ka_arch_sync_try_cmpxchg(p, po, n) __ka_x86_try_cmpxchg(p, po, n, __KA_LOCK_LITERAL)
+/* sync_cmpxchg (ka_arch_sync_try_cmpxchg): arch/x86_64-lock.h, __KA_LOCK_KEEP. */
 
 /* cmpxchg returns what it read: old exactly when it stored. */
 #define ka_arch_cmpxchg(p, o, n) __extension__({				\
@@ -352,5 +301,7 @@ __KA_X86_TEST_AND_OP_BIT(__ka_x86_test_and_change_bit, "btc")
 #define ka_arch_cpu_relax() __asm__ __volatile__("pause" : : : "memory")
 /* smp_store_mb: xchg is a store and a full barrier in one instruction. */
 #define ka_arch_store_mb(p, v)	((void)ka_arch_xchg(p, v))
+/* dma_* and virt_mb (a lock the UP patching never touches). */
+#include "../arch/x86_64-io.h"
 
 #endif /* KATOMIC_BACKEND_ASM_H */

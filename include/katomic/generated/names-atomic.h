@@ -261,9 +261,22 @@
 typedef ka_atomic_t atomic_t;
 typedef ka_atomic64_t atomic64_t;
 typedef ka_atomic_long_t atomic_long_t;
-#define ATOMIC_INIT(i) KA_ATOMIC_INIT(i)
-#define ATOMIC64_INIT(i) KA_ATOMIC64_INIT(i)
-#define ATOMIC_LONG_INIT(i) KA_ATOMIC_LONG_INIT(i)
+#ifndef ATOMIC_INIT
+#define ATOMIC_INIT(i) { (i) }
+#endif
+#ifndef ATOMIC64_INIT
+#define ATOMIC64_INIT(i) { (i) }
+#endif
+#ifdef __LP64__
+#ifndef ATOMIC_LONG_INIT
+#define ATOMIC_LONG_INIT(i) ATOMIC64_INIT(i)
+#endif
+#endif
+#ifndef __LP64__
+#ifndef ATOMIC_LONG_INIT
+#define ATOMIC_LONG_INIT(i) ATOMIC_INIT(i)
+#endif
+#endif
 #define atomic_cond_read_relaxed(v, c) ka_atomic_cond_read_relaxed(v, c)
 #define atomic_cond_read_acquire(v, c) ka_atomic_cond_read_acquire(v, c)
 #define atomic64_cond_read_relaxed(v, c) ka_atomic64_cond_read_relaxed(v, c)

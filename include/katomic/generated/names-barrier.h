@@ -19,7 +19,22 @@
 #define smp_cond_load_relaxed(ptr, cond_expr) ka_smp_cond_load_relaxed(ptr, cond_expr)
 #define smp_cond_load_acquire(ptr, cond_expr) ka_smp_cond_load_acquire(ptr, cond_expr)
 #define smp_acquire__after_ctrl_dep() ka_smp_acquire__after_ctrl_dep()
+#ifndef rcu_dereference
 #define rcu_dereference(p) ka_rcu_dereference(p)
+#endif
+#ifndef rcu_assign_pointer
 #define rcu_assign_pointer(p, v) ka_rcu_assign_pointer(p, v)
+#endif
+#define dma_mb() ka_dma_mb()
+#define dma_rmb() ka_dma_rmb()
+#define dma_wmb() ka_dma_wmb()
+#define virt_mb() ka_virt_mb()
+#define virt_rmb() ka_virt_rmb()
+#define virt_wmb() ka_virt_wmb()
+#define virt_store_mb(var, value) ka_virt_store_mb(var, value)
+#define virt_mb__before_atomic() ka_virt_mb__before_atomic()
+#define virt_mb__after_atomic() ka_virt_mb__after_atomic()
+#define virt_load_acquire(p) ka_virt_load_acquire(p)
+#define virt_store_release(p, v) ka_virt_store_release(p, v)
 #endif /* !KATOMIC_PREFIX */
 #endif

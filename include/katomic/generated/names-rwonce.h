@@ -6,5 +6,6 @@
 #define READ_ONCE(x) KA_READ_ONCE(x)
 #define WRITE_ONCE(x, val) KA_WRITE_ONCE(x, val)
 #define data_race(expr) ka_data_race(expr)
+#define ACCESS_ONCE(x) KA_ACCESS_ONCE(x)
 #endif /* !KATOMIC_PREFIX */
 #endif

@@ -2703,6 +2703,190 @@ KA_PROBE bool probe_system_has_cmpxchg128(void)
 }
 
 #endif
+/*@ probe_ACCESS_ONCE_load_1 class=once shape=load */
+KA_PROBE unsigned char probe_ACCESS_ONCE_load_1(unsigned char *p)
+{
+	return ACCESS_ONCE(*p);
+}
+
+/*@ probe_ACCESS_ONCE_load_2 class=once shape=load */
+KA_PROBE unsigned short probe_ACCESS_ONCE_load_2(unsigned short *p)
+{
+	return ACCESS_ONCE(*p);
+}
+
+/*@ probe_ACCESS_ONCE_load_4 class=once shape=load */
+KA_PROBE unsigned int probe_ACCESS_ONCE_load_4(unsigned int *p)
+{
+	return ACCESS_ONCE(*p);
+}
+
+/*@ probe_ACCESS_ONCE_load_8 class=once shape=load */
+KA_PROBE unsigned long long probe_ACCESS_ONCE_load_8(unsigned long long *p)
+{
+	return ACCESS_ONCE(*p);
+}
+
+/*@ probe_ACCESS_ONCE_store_1 class=once shape=store */
+KA_PROBE void probe_ACCESS_ONCE_store_1(unsigned char *p, unsigned char v)
+{
+	ACCESS_ONCE(*p) = v;
+}
+
+/*@ probe_ACCESS_ONCE_store_2 class=once shape=store */
+KA_PROBE void probe_ACCESS_ONCE_store_2(unsigned short *p, unsigned short v)
+{
+	ACCESS_ONCE(*p) = v;
+}
+
+/*@ probe_ACCESS_ONCE_store_4 class=once shape=store */
+KA_PROBE void probe_ACCESS_ONCE_store_4(unsigned int *p, unsigned int v)
+{
+	ACCESS_ONCE(*p) = v;
+}
+
+/*@ probe_ACCESS_ONCE_store_8 class=once shape=store */
+KA_PROBE void probe_ACCESS_ONCE_store_8(unsigned long long *p, unsigned long long v)
+{
+	ACCESS_ONCE(*p) = v;
+}
+
+/*@ probe_dma_mb class=b:dma_mb shape=fence */
+KA_PROBE int probe_dma_mb(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	dma_mb();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_dma_rmb class=b:dma_rmb shape=fence */
+KA_PROBE int probe_dma_rmb(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	dma_rmb();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_dma_wmb class=b:dma_wmb shape=fence */
+KA_PROBE int probe_dma_wmb(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	dma_wmb();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_virt_mb class=b:virt_mb shape=fence */
+KA_PROBE int probe_virt_mb(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	virt_mb();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_virt_rmb class=b:virt_rmb shape=fence */
+KA_PROBE int probe_virt_rmb(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	virt_rmb();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_virt_wmb class=b:virt_wmb shape=fence */
+KA_PROBE int probe_virt_wmb(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	virt_wmb();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_virt_store_mb_1 class=store_mb shape=store */
+KA_PROBE void probe_virt_store_mb_1(unsigned char *p, unsigned char v)
+{
+	virt_store_mb(*p, v);
+}
+
+/*@ probe_virt_store_mb_2 class=store_mb shape=store */
+KA_PROBE void probe_virt_store_mb_2(unsigned short *p, unsigned short v)
+{
+	virt_store_mb(*p, v);
+}
+
+/*@ probe_virt_store_mb_4 class=store_mb shape=store */
+KA_PROBE void probe_virt_store_mb_4(unsigned int *p, unsigned int v)
+{
+	virt_store_mb(*p, v);
+}
+
+/*@ probe_virt_store_mb_8 class=store_mb shape=store */
+KA_PROBE void probe_virt_store_mb_8(unsigned long long *p, unsigned long long v)
+{
+	virt_store_mb(*p, v);
+}
+
+/*@ probe_virt_mb__before_atomic class=b:virt_mb__before_atomic shape=fence */
+KA_PROBE int probe_virt_mb__before_atomic(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	virt_mb__before_atomic();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_virt_mb__after_atomic class=b:virt_mb__after_atomic shape=fence */
+KA_PROBE int probe_virt_mb__after_atomic(int *a, int *b)
+{
+	WRITE_ONCE(*a, 1);
+	virt_mb__after_atomic();
+	return READ_ONCE(*b);
+}
+
+/*@ probe_virt_load_acquire_1 class=load_acquire shape=load */
+KA_PROBE unsigned char probe_virt_load_acquire_1(unsigned char *p)
+{
+	return virt_load_acquire(p);
+}
+
+/*@ probe_virt_load_acquire_2 class=load_acquire shape=load */
+KA_PROBE unsigned short probe_virt_load_acquire_2(unsigned short *p)
+{
+	return virt_load_acquire(p);
+}
+
+/*@ probe_virt_load_acquire_4 class=load_acquire shape=load */
+KA_PROBE unsigned int probe_virt_load_acquire_4(unsigned int *p)
+{
+	return virt_load_acquire(p);
+}
+
+/*@ probe_virt_load_acquire_8 class=load_acquire shape=load */
+KA_PROBE unsigned long long probe_virt_load_acquire_8(unsigned long long *p)
+{
+	return virt_load_acquire(p);
+}
+
+/*@ probe_virt_store_release_1 class=store_release shape=store */
+KA_PROBE void probe_virt_store_release_1(unsigned char *p, unsigned char v)
+{
+	virt_store_release(p, v);
+}
+
+/*@ probe_virt_store_release_2 class=store_release shape=store */
+KA_PROBE void probe_virt_store_release_2(unsigned short *p, unsigned short v)
+{
+	virt_store_release(p, v);
+}
+
+/*@ probe_virt_store_release_4 class=store_release shape=store */
+KA_PROBE void probe_virt_store_release_4(unsigned int *p, unsigned int v)
+{
+	virt_store_release(p, v);
+}
+
+/*@ probe_virt_store_release_8 class=store_release shape=store */
+KA_PROBE void probe_virt_store_release_8(unsigned long long *p, unsigned long long v)
+{
+	virt_store_release(p, v);
+}
+
 /*@ probe_idiom_inc_mb_after_atomic class=rmw_mb_after shape=rmw */
 KA_PROBE void probe_idiom_inc_mb_after_atomic(atomic_t *v)
 {

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spinlock_t's contended path: who may take the lock, the queue of waiters,
+ * and how a waiter waits.  Included by spinlock.h; out of line (one weak copy
+ * per process) so that spin_lock stays a cmpxchg and a call.
+ *
+ * A contended spin_lock():
+ *  1. spins a little on the lock word and takes the lock if it comes free
+ *     (the kernel's pending waiter, without the pending bit), queued waiters
+ *     or not: a thread that is running takes a free lock;
+ *  2. otherwise claims a node from the pool and appends it to the queue (an
+ *     xchg of the tail, MCS style).  A waiter that is not the head spins on
+ *     its own node's cache line for a while, then sleeps in futex() on it
+ *     (again after an early wake-up that came too early);
+ *  3. the head polls the lock word and takes the lock when it is free.  A
+ *     running thread may take it first (it never sleeps, so letting it in
+ *     keeps the lock busy).  Nobody wakes the head (spin_unlock is a store),
+ *     so between polls it naps (a yield, or a short timed sleep); after
+ *     __KA_SPIN_NAPS naps it sets HANDOFF and the lock is its next.  When it
+ *     sees the lock free it first wakes a sleeping successor, so that the
+ *     wake-up cannot preempt a lock holder later;
+ *  4. with the lock taken, the head makes its successor the new head (an
+ *     xchg of the node's state; FUTEX_WAKE only if the successor sleeps) and
+ *     returns its node to the pool.
+ * spin_unlock() is a store and never wakes anyone: the head is always
+ * awake, and it is the head, not the unlocker, that wakes the next waiter.
+ * That is what keeps the uncontended unlock free of an RMW.
+ */
+#ifndef KATOMIC_SPINLOCK_QUEUE_H
+#define KATOMIC_SPINLOCK_QUEUE_H
+
+#include "spinlock.h"
+#include "cmpxchg.h"
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <time.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Polls of the lock word before queueing (step 1). */
+#define __KA_SPIN_STEAL		64
+/* Polls of its own node before a queued waiter sleeps (step 2). */
+#define __KA_SPIN_QUEUED	128
+/* The head: polls of the lock word between naps, naps before HANDOFF (step 3). */
+#define __KA_SPIN_HEAD		128
+#define __KA_SPIN_NAPS		4
+#define __KA_SPIN_NAP_NS	20000
+/* Contention heuristic: this many slow paths, each within the window of the last. */
+#define __KA_SPIN_HOT		8
+/* A sched_yield() that took longer than this ran another thread. */
+#if defined(__x86_64__) || defined(__i386__)
+#define __KA_SPIN_WINDOW	(1ULL << 16)	/* TSC ticks: 15-60 us */
+#define __KA_SPIN_YIELD_SWITCHED (1ULL << 13)	/* 2-8 us */
+#else
+#define __KA_SPIN_WINDOW	30000ULL	/* ns */
+#define __KA_SPIN_YIELD_SWITCHED 4000ULL
+#endif
+
+/*
+ * The node pool: one node per waiting thread, claimed for the length of one
+ * wait, so its size bounds the waiters, not the threads.  A waiter that finds
+ * the pool full waits without a node (spins and yields, never sleeps).
+ * The symbols are weak and exported, so an executable and its shared
+ * libraries share one pool: the tail of a lock names a node by its index.
+ * _v1 in the names: a layout change must not meet an old copy.
+ */
+#define __KA_SPIN_NODES		4096
+
+enum { __KA_QN_WAIT, __KA_QN_SLEEP, __KA_QN_HEAD, __KA_QN_WOKEN };
+
+struct __ka_spin_node {
+	int state;		/* __KA_QN_*; the futex word of a sleeping waiter */
+	unsigned short next;	/* the successor's index + 1; 0 = none (yet) */
+	unsigned char busy;	/* claimed by a waiter */
+} __attribute__((__aligned__(128)));	/* own line pair: the adjacent-line prefetcher */
+
+#ifndef __KA_SPIN_STAT
+#define __KA_SPIN_STAT(what) ((void)0)	/* a test's event counter */
+#endif
+
+#define __KA_SPIN_API __attribute__((__weak__, __visibility__("default"), __noinline__))
+
+__attribute__((__weak__, __visibility__("default")))
+struct __ka_spin_node __ka_spin_nodes_v1[__KA_SPIN_NODES];
+
+/* ---------------------------------------------------------------- waiting */
+#if defined(__linux__) && defined(SYS_futex)
+/*
+ * futex() through libc's syscall(), declared under our own name: <unistd.h>
+ * hides syscall() in strict C modes, which a header cannot change.
+ * Private futexes: the pool is the process's own.
+ */
+extern long __ka_syscall(long __nr, ...) __asm__("syscall");
+#define __KA_FUTEX_WAIT_PRIVATE	(0 | 128)
+#define __KA_FUTEX_WAKE_PRIVATE	(1 | 128)
+
+static inline void __ka_spin_sleep(int *word, int val)
+{
+	(void)__ka_syscall(SYS_futex, word, __KA_FUTEX_WAIT_PRIVATE, val, (void *)0, (void *)0, 0);
+}
+static inline void __ka_spin_wake(int *word)
+{
+	(void)__ka_syscall(SYS_futex, word, __KA_FUTEX_WAKE_PRIVATE, 1, (void *)0, (void *)0, 0);
+}
+/* A timed sleep on a word nobody changes. */
+static inline void __ka_spin_sleep_for(int *word, long ns)
+{
+	struct timespec t = { 0, ns };
+
+	(void)__ka_syscall(SYS_futex, word, __KA_FUTEX_WAIT_PRIVATE, KA_READ_ONCE(*word), &t, (void *)0, 0);
+}
+#define __KA_SPIN_CAN_SLEEP 1
+#endif
+
+/* Claim a free node: start at this thread's last one, so it is usually cached. */
+__KA_SPIN_API int __ka_spin_node_claim(void)
+{
+	static __thread unsigned hint;
+	unsigned h = hint, i;
+
+	if (!h)		/* first use: spread threads over the pool by their TLS address */
+		h = (unsigned)(((unsigned long)&hint >> 6) * 2654435761UL);
+	for (i = 0; i < __KA_SPIN_NODES; i++) {
+		unsigned idx = (h + i) % __KA_SPIN_NODES;
+		struct __ka_spin_node *n = &__ka_spin_nodes_v1[idx];
+
+		if (!KA_READ_ONCE(n->busy) && !ka_xchg_acquire(&n->busy, (unsigned char)1)) {
+			hint = idx ? idx : __KA_SPIN_NODES;	/* 0 means "not chosen yet" */
+			return (int)idx;
+		}
+	}
+	return -1;
+}
+
+/* Wait until the waiter ahead makes this node the head: spin, then sleep. */
+static inline void __ka_spin_wait_head(struct __ka_spin_node *n)
+{
+	unsigned spins;
+	int s;
+
+	for (;;) {
+		for (spins = __KA_SPIN_QUEUED; spins; spins--) {
+			if (ka_smp_load_acquire(&n->state) == __KA_QN_HEAD)
+				return;
+			ka_cpu_relax();
+		}
+#ifdef __KA_SPIN_CAN_SLEEP
+		/* Announce the sleep with an RMW: the waker's xchg sees it or we see HEAD. */
+		s = ka_smp_load_acquire(&n->state);
+		if (s == __KA_QN_HEAD || !ka_try_cmpxchg(&n->state, &s, __KA_QN_SLEEP))
+			continue;
+		__KA_SPIN_STAT(sleep);
+		do
+			__ka_spin_sleep(&n->state, __KA_QN_SLEEP);
+		while (ka_smp_load_acquire(&n->state) == __KA_QN_SLEEP);
+#else
+		(void)s;
+		(void)__ka_spin_yield();
+#endif
+	}
+}
+
+#ifdef __KA_SPIN_CAN_SLEEP
+/* Wake n early, if it sleeps, while the lock is still free: see step 3. */
+static inline void __ka_spin_prewake(struct __ka_spin_node *n)
+{
+	int s = __KA_QN_SLEEP;
+
+	if (ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN)) {
+		__KA_SPIN_STAT(prewake);
+		__ka_spin_wake(&n->state);
+	}
+}
+#endif
+
+/* Make n the head; wake it only if it sleeps. */
+static inline void __ka_spin_make_head(struct __ka_spin_node *n)
+{
+	int old = ka_xchg(&n->state, __KA_QN_HEAD);
+
+#ifdef __KA_SPIN_CAN_SLEEP
+	if (old == __KA_QN_SLEEP)
+		__ka_spin_wake(&n->state);
+#else
+	(void)old;
+#endif
+}
+
+/* ---------------------------------------------------------------- locking */
+/* A cheap clock for the contention heuristic: only differences are used. */
+static inline unsigned long long __ka_spin_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();	/* invariant TSC, 1-5 ticks a nanosecond */
+#else
+	struct timespec t;
+
+	timespec_get(&t, TIME_UTC);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+#endif
+}
+
+/*
+ * The head's nap: give the CPU to another thread of this CPU if there is one
+ * (threads outnumbering CPUs: it keeps the lock busy); if the yield came
+ * straight back, nobody else wanted the CPU, so sleep a little instead, to
+ * leave the lock's cache line to the running threads.  Nobody wakes the head
+ * early: spin_unlock is a plain store.
+ */
+static inline void __ka_spin_nap(int *word)
+{
+	unsigned long long t0 = __ka_spin_clock();
+
+	__ka_sched_yield();
+#ifdef __KA_SPIN_CAN_SLEEP
+	if (__ka_spin_clock() - t0 < __KA_SPIN_YIELD_SWITCHED) {
+		__KA_SPIN_STAT(nap_sleep);
+		__ka_spin_sleep_for(word, __KA_SPIN_NAP_NS);
+	} else {
+		__KA_SPIN_STAT(nap_yield);
+	}
+#else
+	(void)word, (void)t0;
+#endif
+}
+
+/*
+ * True when this thread keeps meeting contention: __KA_SPIN_HOT slow paths
+ * in a row, each within __KA_SPIN_WINDOW of the last.  Two running threads
+ * that take a short critical section in turn each wait only for the other's
+ * unlock, so nobody spins long enough to nap, and every acquisition moves
+ * the lock's cache line between CPUs (pthread_mutex_t runs such a load at
+ * one thread's speed: its loser sleeps).  A hot thread therefore queues and
+ * naps at once, and the other runs alone for a while.
+ */
+static __thread unsigned __ka_spin_streak;
+
+static inline bool __ka_spin_hot(void)
+{
+	static __thread unsigned long long last;
+	unsigned long long now = __ka_spin_clock();
+	unsigned streak = now - last < __KA_SPIN_WINDOW ? __ka_spin_streak + 1 : 1;
+
+	last = now;
+	__ka_spin_streak = streak < __KA_SPIN_HOT ? streak : 0;
+	return streak >= __KA_SPIN_HOT;
+}
+
+__KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
+{
+	struct __ka_spin_node *node;
+	unsigned spins, naps = 0;
+	unsigned short me, prev, next;
+	int v, idx;
+	bool hot = __ka_spin_hot(), prewoken = false;
+
+	/* 1. A short spin: take the lock if it comes free (queue or not). */
+	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
+		if (!KA_READ_ONCE(lock->h.locked_flags) && __ka_spin_take(lock)) {
+			__KA_SPIN_STAT(steal);
+			return;
+		}
+		ka_cpu_relax();
+	}
+	__KA_SPIN_STAT(queue);
+	if (hot)
+		__KA_SPIN_STAT(hot);
+
+	idx = __ka_spin_node_claim();
+	if (idx < 0) {
+		/* Pool exhausted: wait without a node, as a running thread does. */
+		spins = __KA_SPIN_BEFORE_YIELD;
+		while (KA_READ_ONCE(lock->h.locked_flags) || !__ka_spin_take(lock))
+			__ka_spin_wait(spins);
+		return;
+	}
+
+	/* 2. Queue up.  The xchg is a full barrier: the node's fields are set before it is found. */
+	node = &__ka_spin_nodes_v1[idx];
+	me = (unsigned short)(idx + 1);
+	KA_WRITE_ONCE(node->next, (unsigned short)0);
+	KA_WRITE_ONCE(node->state, (int)__KA_QN_WAIT);
+	prev = ka_xchg(&lock->h.tail, me);
+	if (prev) {
+		/* Release: the waiter ahead reads our initialised node through this link. */
+		ka_smp_store_release(&__ka_spin_nodes_v1[prev - 1].next, me);
+		__ka_spin_wait_head(node);
+	}
+
+	/*
+	 * 3. The head: take the lock when it is free.  Spin a little, then nap
+	 * (a timed sleep: nobody wakes the head, spin_unlock is a plain store),
+	 * leaving the CPU to the threads that keep the lock busy; after
+	 * __KA_SPIN_NAPS naps claim the lock (HANDOFF) and wait for it awake.
+	 */
+	spins = hot ? 1 : __KA_SPIN_HEAD;
+	for (;;) {
+		v = ka_atomic_read(&lock->val);
+		if (!(v & __KA_Q_LOCKED)) {
+			int nv = (v | __KA_Q_LOCKED) & ~__KA_Q_HANDOFF;
+
+#ifdef __KA_SPIN_CAN_SLEEP
+			/*
+			 * Wake a sleeping successor now, while the lock is free:
+			 * woken later, with the lock held, it could preempt the
+			 * holder on its CPU and stall every waiter behind it.
+			 */
+			if (!prewoken && (next = ka_smp_load_acquire(&node->next))) {
+				__ka_spin_prewake(&__ka_spin_nodes_v1[next - 1]);
+				prewoken = true;
+				continue;
+			}
+#endif
+
+			if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) == me)
+				nv &= 0xffff;	/* the last waiter: empty the queue */
+			if (ka_atomic_try_cmpxchg_acquire(&lock->val, &v, nv))
+				break;
+			continue;
+		}
+		if (v & __KA_Q_HANDOFF) {
+			__ka_spin_wait(spins);	/* ours next: stay awake, yield now and then */
+		} else if (--spins) {
+			ka_cpu_relax();
+		} else if (naps < __KA_SPIN_NAPS) {
+			naps++;
+			__ka_spin_nap(&node->state);
+			spins = __KA_SPIN_HEAD;
+		} else {
+			__KA_SPIN_STAT(handoff);
+			ka_atomic_or(__KA_Q_HANDOFF, &lock->val);
+			spins = __KA_SPIN_BEFORE_YIELD;
+		}
+	}
+
+	/* 4. Hand the head's place on, unless the queue ended with us. */
+	if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) != me) {
+		spins = __KA_SPIN_BEFORE_YIELD;
+		/* The successor has swapped the tail but may not have linked yet. */
+		while (!(next = ka_smp_load_acquire(&node->next)))
+			__ka_spin_wait(spins);
+		__ka_spin_make_head(&__ka_spin_nodes_v1[next - 1]);
+	}
+	ka_smp_store_release(&node->busy, (unsigned char)0);
+	/* Through the queue: this thread's turn to run; not hot again at once. */
+	__ka_spin_streak = 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KATOMIC_SPINLOCK_QUEUE_H */

@@ -1,0 +1,126 @@
+"""katomic report: is it time to move to C11 atomics, on this machine?
+  katomic report [--quick|--full] [--out DIR] [--litmus DIR]... [--skip LIST]
+  katomic report --from DIR... [--out DIR]
+Runs the three instruments one after the other and keeps their JSON:
+  codegen  the per-op code-generation audit, every installed compiler x target
+  litmus   tests/litmus (+ each --litmus DIR) on this CPU, c11 and asm backend
+  bench    the per-op and workload benchmarks, C11 vs asm side by side
+then renders, from those documents only, DIR/REPORT.md, DIR/index.html (+ its
+plots, *.png) and DIR/report.json; prints a progress line per stage on stderr
+and the verdict on stdout.  DIR also keeps run.json (what ran), each
+instrument's output in DIR/codegen, DIR/litmus, DIR/bench, and DIR/logs.
+  --quick        default: about three minutes on 2 cores (codegen --quick,
+                 200000 litmus iterations per test, bench --quick)
+  --full         everything: all clangs on the cross targets, 2000000
+                 iterations, harnesses by gcc and clang, the kernel's own
+                 litmus tests (../shared/litmus/lkmm) when present, full bench
+  --out DIR      where the report goes (default $KATOMIC_BUILD/report;
+                 with --from: the first --from DIR)
+  --litmus DIR   also run the .litmus files in DIR (repeatable)
+  --skip LIST    leave out stages: codegen,litmus,bench (their sections say so)
+  --from DIR     run nothing: render again from DIR's saved JSON (a report
+                 directory), or from each subdirectory of DIR that is one
+                 (reports from several machines, shown side by side);
+                 repeatable
+Exit status: 0 report written; 1 report written, but a forbidden litmus
+outcome was observed or a native probe is WEAKER than the kernel;
+2 usage error, an unwritable DIR or malformed saved JSON."""
+import os
+import shutil
+import sys
+import tempfile
+
+from ..common import paths
+from . import inputs, render
+from .run_instruments import Runner
+
+STAGES = ("codegen", "litmus", "bench")
+
+
+def die(msg):
+    print("katomic report: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_args(argv):
+    a = {"mode": "quick", "out": None, "skip": [], "litmus": [], "from": []}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, val = arg.partition("=")
+        if name in ("--out", "--litmus", "--skip", "--from"):
+            if not eq:
+                if i + 1 >= len(argv):
+                    die("%s needs a value (see --help)" % arg)
+                i += 1
+                val = argv[i]
+            if name == "--out":
+                a["out"] = val
+            elif name == "--skip":
+                a["skip"] = [s for s in val.split(",") if s]
+            elif name == "--litmus":
+                if not os.path.exists(val):
+                    die("--litmus %s: no such file or directory" % val)
+                a["litmus"].append(os.path.abspath(val))
+            else:
+                if not os.path.isdir(val):
+                    die("--from %s: no such directory" % val)
+                a["from"].append(val)
+        elif arg in ("--quick", "--full"):
+            a["mode"] = arg[2:]
+        elif arg in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
+        else:
+            die("unknown option '%s' (see --help)" % arg)
+        i += 1
+    for s in a["skip"]:
+        if s not in STAGES:
+            die("--skip: unknown stage '%s' (codegen, litmus, bench)" % s)
+    return a
+
+
+def writable_dir(out):
+    """Create `out` if needed and prove it writable, or die with one line naming it."""
+    try:
+        os.makedirs(out, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".katomic-report.", dir=out)
+        os.close(fd)
+        os.remove(probe)
+    except OSError:
+        die("cannot write to output directory '%s'" % out)
+    return os.path.abspath(out)
+
+
+def main(argv):
+    a = parse_args(argv)
+    if a["from"]:
+        try:
+            runs = inputs.find_runs(a["from"])
+        except ValueError as e:
+            die(str(e))
+        out = writable_dir(a["out"] or a["from"][0])
+    else:
+        out = writable_dir(a["out"] or os.path.join(paths.build(), "report"))
+        for d in ("logs", "litmus"):
+            os.makedirs(os.path.join(out, d), exist_ok=True)
+        for f in ("REPORT.md", "index.html", "report.json", "run.json"):
+            if os.path.exists(os.path.join(out, f)):
+                os.remove(os.path.join(out, f))
+        for d in ("codegen", "bench"):
+            shutil.rmtree(os.path.join(out, d), ignore_errors=True)
+        Runner(out, a["mode"], a["skip"], a["litmus"]).run()
+        runs = [out]
+    log = os.path.join(out, "logs", "plots.log")
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    try:
+        status, text = render.render(runs, out, log)
+    except ValueError as e:
+        die("cannot render: %s" % e)
+    sys.stdout.write(text)
+    print("katomic report: done: %s/REPORT.md, %s/index.html, %s/report.json" % (out, out, out), file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,60 @@
+"""Read what a report is rendered from: a run directory's run.json and the
+instrument documents it names, each checked against its schema.
+
+A run directory is what `katomic report` writes:
+  run.json                the run: machine, mode, each stage's status and notes
+  codegen/codegen.json    katomic codegen's document
+  litmus/BACKEND-CC.json  one katomic-litmus --json document per run
+  bench/bench.json        katomic bench's document
+`katomic report --from DIR` renders DIR again, or, when DIR holds no
+run.json but subdirectories that do (one per machine: copy each machine's
+report directory in), one report showing every machine.
+"""
+import os
+from dataclasses import dataclass, field
+
+from ..common import documents
+
+
+@dataclass
+class RunInputs:
+    dir: str
+    run: dict
+    codegen: dict = None
+    litmus: dict = field(default_factory=dict)     # run index -> document
+    bench: dict = None
+
+
+def _document(base, stage, kind):
+    rel = stage.get("document")
+    if not rel or stage.get("status") != "ok":
+        return None
+    return documents.read(os.path.join(base, rel), kind)
+
+
+def load(run_dir):
+    """RunInputs of one run directory; ValueError ('FILE: where: what') if a document is bad."""
+    run = documents.read(os.path.join(run_dir, "run.json"), "run")
+    st = run["stages"]
+    litmus = {}
+    for i, r in enumerate(st["litmus"].get("runs", [])):
+        if r["status"] == "ok":
+            litmus[i] = documents.read(os.path.join(run_dir, r["document"]), "litmus")
+    return RunInputs(run_dir, run, _document(run_dir, st["codegen"], "codegen"), litmus,
+                     _document(run_dir, st["bench"], "bench"))
+
+
+def find_runs(dirs):
+    """The run directories under each of `dirs`: the directory itself when it has a
+    run.json, else its subdirectories that have one (sorted).  ValueError if none."""
+    runs = []
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, "run.json")):
+            runs.append(d)
+            continue
+        subs = sorted(os.path.join(d, s) for s in os.listdir(d) if os.path.isfile(os.path.join(d, s, "run.json"))) \
+            if os.path.isdir(d) else []
+        if not subs:
+            raise ValueError("%s: no run.json in it or in its subdirectories (a `katomic report` output directory)" % d)
+        runs.extend(subs)
+    return runs

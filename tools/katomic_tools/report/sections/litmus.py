@@ -1,0 +1,58 @@
+"""Litmus on this CPU: per run, tests passed and forbidden outcomes seen."""
+from ...common.tables import Table, h, md_escape
+from .. import rules
+
+LEGEND_MD = ("*forbidden seen* counts runs that ended in a state the test forbids (must be 0); *weak seen*: tests "
+             "whose allowed weak outcome was witnessed (x86-64 is TSO: only store buffering and store forwarding can "
+             "show); *not seen*: allowed but not observed (reported, not a failure).")
+LEGEND_HTML = ("<i>forbidden seen</i>: runs that ended in a state the test forbids (must be 0). <i>weak seen</i>: "
+               "tests whose allowed weak outcome was witnessed (x86-64 is TSO: only store buffering and store "
+               "forwarding can show). <i>not seen</i>: allowed but not observed &mdash; reported, not a failure.")
+
+
+def table(m):
+    t = Table(["backend", "harness", "tests", "passed", "failed", "forbidden seen", "weak seen", "not seen", "skipped/errors"])
+    for r in m.litmus.runs:
+        if not r.ok:
+            t.add(r.backend, r.cc, "~did not run: " + r.note)
+        else:
+            t.add(r.backend, r.cc, r.tests, r.passed, r.failed, r.forbidden, "%d of %d" % (r.weak_seen, r.weak_tests),
+                  r.not_seen, r.skipped + r.errors)
+    if not m.litmus.runs:
+        t.add("-", "~not run")
+    return t
+
+
+def text(m):
+    return "%s\n%s\n" % (m.litmus_caption(), table(m).text())
+
+
+def markdown(m):
+    out = "## Litmus on this CPU\n\n%s\n\n%s\n%s\n\n" % (m.litmus_caption(), table(m).markdown(), LEGEND_MD)
+    return out + "".join("- %s\n" % md_escape(p) for p in m.litmus.problems())
+
+
+def html(m):
+    lv = m.litmus
+    out = '<h2>Litmus on this CPU</h2>\n<p class="cap">%s</p>\n%s' % (
+        h(m.litmus_caption()), table(m).html(m.html_id("litmus-table"), rules.cell_colour))
+    out += '<p class="cap">%s</p>\n' % LEGEND_HTML
+    if lv.problems():
+        out += "<ul>\n" + "".join('<li class="bad">%s</li>\n' % h(p) for p in lv.problems()) + "</ul>\n"
+    if lv.tests:
+        out += ("<details><summary>every test (%d) &times; run: observation, positive/negative</summary>\n"
+                "<table><thead><tr><th>test</th><th>expected</th>" % len(lv.tests))
+        out += "".join("<th>%s</th>" % h(r) for r in lv.run_names) + "</tr></thead><tbody>\n"
+        for name in lv.tests:
+            out += "<tr><td>%s</td><td>%s</td>" % (h(name), h(lv.expected[name]))
+            for run in lv.run_names:
+                t = lv.cell.get((name, run))
+                if t is None:
+                    out += "<td>-</td>"
+                    continue
+                v = t["verdict"]
+                cls = "bad" if v == "FAIL" else "" if v == "not seen" else "good"
+                out += '<td class="%s">%s %d/%d</td>' % (cls, h(t["observation"]), t["positive"], t["negative"])
+            out += "</tr>\n"
+        out += "</tbody></table></details>\n"
+    return out
