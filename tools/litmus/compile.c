@@ -96,6 +96,15 @@ void program_prepare(struct program *P)
 	snprintf(P->binpath, sizeof(P->binpath), "%s/%016llx", opt.cache, (unsigned long long)h);
 }
 
+/* The liburcu flavour's library: -lurcu-memb or -lurcu-mb. */
+static const char *urcu_lib(void)
+{
+	static char lib[32];
+
+	snprintf(lib, sizeof(lib), "-lurcu-%s", opt.rcu);
+	return lib;
+}
+
 /* The compiler command line (after the cc itself), NULL-terminated. */
 static int compile_args(const char **argv, int max, const char *out, const char *src, char *incflag,
 			int urcu)
@@ -121,7 +130,7 @@ static int compile_args(const char **argv, int max, const char *out, const char 
 	argv[n++] = out;
 	argv[n++] = src;
 	if (urcu)
-		argv[n++] = "-lurcu-memb";
+		argv[n++] = urcu_lib();
 	argv[n] = NULL;
 	return n;
 }
@@ -150,14 +159,15 @@ int urcu_available(void)
 	f = fopen(src, "w");
 	if (!f)
 		return avail;
-	fputs("extern void urcu_memb_register_thread(void);\n"
-	      "extern void urcu_memb_unregister_thread(void);\n"
-	      "extern void urcu_memb_read_lock(void);\n"
-	      "extern void urcu_memb_read_unlock(void);\n"
-	      "extern void urcu_memb_synchronize_rcu(void);\n"
-	      "int main(void)\n{\n\turcu_memb_register_thread();\n\turcu_memb_read_lock();\n"
-	      "\turcu_memb_read_unlock();\n\turcu_memb_synchronize_rcu();\n"
-	      "\turcu_memb_unregister_thread();\n\treturn 0;\n}\n", f);
+	fprintf(f, "extern void urcu_%s_register_thread(void);\n"
+		"extern void urcu_%s_unregister_thread(void);\n"
+		"extern void urcu_%s_read_lock(void);\n"
+		"extern void urcu_%s_read_unlock(void);\n"
+		"extern void urcu_%s_synchronize_rcu(void);\n"
+		"int main(void)\n{\n\turcu_%s_register_thread();\n\turcu_%s_read_lock();\n"
+		"\turcu_%s_read_unlock();\n\turcu_%s_synchronize_rcu();\n"
+		"\turcu_%s_unregister_thread();\n\treturn 0;\n}\n",
+		opt.rcu, opt.rcu, opt.rcu, opt.rcu, opt.rcu, opt.rcu, opt.rcu, opt.rcu, opt.rcu, opt.rcu);
 	if (fclose(f))
 		return avail;
 	argv[n++] = opt.cc;
@@ -165,7 +175,7 @@ int urcu_available(void)
 	argv[n++] = "-o";
 	argv[n++] = bin;
 	argv[n++] = src;
-	argv[n++] = "-lurcu-memb";
+	argv[n++] = urcu_lib();
 	argv[n] = NULL;
 	fflush(NULL);
 	pid = fork();

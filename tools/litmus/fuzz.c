@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct options opt = { .backend = "c11", .cc = "cc", .deadline = 5, .group = 32 };
+struct options opt = { .backend = "c11", .cc = "cc", .deadline = 5, .group = 32, .rcu = "memb" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,28 +22,32 @@ typedef long long s64;
 #define KL_MAXT 32
 
 /*
- * RCU.  With -DKL_URCU (the runner adds it, and -lurcu-memb, when liburcu is
- * installed and a test of the program uses RCU): the read-side primitives and
- * the grace periods of liburcu's "memb" flavour; the threads of a test using
- * RCU register.  The functions are declared here rather than by
- * <urcu/urcu-memb.h>, whose barrier()/rcu_dereference() macros would clash
- * with katomic's.  Without it: read-side critical sections are compiler
- * barriers (tests calling synchronize_rcu() are then skipped by the runner).
+ * RCU.  With -DKL_URCU=memb or mb (the runner defines it, and links
+ * -lurcu-memb or -lurcu-mb, when liburcu is installed and a test of the
+ * program uses RCU): the read-side primitives and the grace periods of that
+ * liburcu flavour; the threads of a test using RCU register.  The functions
+ * are declared here rather than by <urcu/urcu-memb.h>, whose
+ * barrier()/rcu_dereference() macros would clash with katomic's.  Without
+ * it: read-side critical sections are compiler barriers (tests calling
+ * synchronize_rcu() are then skipped by the runner).
  */
 #ifdef KL_URCU
-extern void urcu_memb_read_lock(void);
-extern void urcu_memb_read_unlock(void);
-extern void urcu_memb_synchronize_rcu(void);
-extern void urcu_memb_register_thread(void);
-extern void urcu_memb_unregister_thread(void);
+#define KL_URCU_NAME2(f, x) urcu_##f##_##x
+#define KL_URCU_NAME(f, x) KL_URCU_NAME2(f, x)
+#define KL_URCU_FN(x) KL_URCU_NAME(KL_URCU, x)
+extern void KL_URCU_FN(read_lock)(void);
+extern void KL_URCU_FN(read_unlock)(void);
+extern void KL_URCU_FN(synchronize_rcu)(void);
+extern void KL_URCU_FN(register_thread)(void);
+extern void KL_URCU_FN(unregister_thread)(void);
 #undef rcu_read_lock
 #undef rcu_read_unlock
-#define rcu_read_lock() urcu_memb_read_lock()
-#define rcu_read_unlock() urcu_memb_read_unlock()
-#define synchronize_rcu() urcu_memb_synchronize_rcu()
-#define synchronize_rcu_expedited() urcu_memb_synchronize_rcu()
-#define KL_RCU_REGISTER() urcu_memb_register_thread()
-#define KL_RCU_UNREGISTER() urcu_memb_unregister_thread()
+#define rcu_read_lock() KL_URCU_FN(read_lock)()
+#define rcu_read_unlock() KL_URCU_FN(read_unlock)()
+#define synchronize_rcu() KL_URCU_FN(synchronize_rcu)()
+#define synchronize_rcu_expedited() KL_URCU_FN(synchronize_rcu)()
+#define KL_RCU_REGISTER() KL_URCU_FN(register_thread)()
+#define KL_RCU_UNREGISTER() KL_URCU_FN(unregister_thread)()
 #else
 #define KL_RCU_REGISTER() ((void)0)
 #define KL_RCU_UNREGISTER() ((void)0)

@@ -191,7 +191,7 @@ void plan_test(struct test *T, int urcu_ok)
 		if (T->rcu_grace && !T->skip)
 			T->skip = opt.no_urcu ?
 				"needs RCU grace periods (synchronize_rcu): liburcu disabled by --no-urcu" :
-				"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu, -lurcu-memb)";
+				"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu)";
 	}
 	T->wide = needs_wide(t);
 	for (l = 0; l < t->nlocs; l++)
@@ -659,8 +659,10 @@ char *generate_program(struct test *const *tests, int n, int urcu)
 	int i;
 
 	sb_printf(&b, "/* katomic-litmus harness program (generated): %d test%s */\n", n, n == 1 ? "" : "s");
-	sb_printf(&b, "#define _GNU_SOURCE\n%s#include <katomic/katomic.h>\n%s", urcu ? "#define KL_URCU 1\n" : "",
-		  kl_rt_head);
+	sb_printf(&b, "#define _GNU_SOURCE\n");
+	if (urcu)
+		sb_printf(&b, "#define KL_URCU %s\n", opt.rcu);
+	sb_printf(&b, "#include <katomic/katomic.h>\n%s", kl_rt_head);
 	/* Mutations: replace a primitive by another, e.g. smp_mb=barrier. */
 	for (i = 0; i < opt.nmutate; i++) {
 		const char *eq = strchr(opt.mutate[i], '=');

@@ -26,7 +26,7 @@
 
 struct options opt = {
 	.backend = "c11", .cc = "gcc", .iterations = -1, .batch = 0, .sync = 0,
-	.jobs = 0, .timeout = 600, .rcu_iterations = 50000, .deadline = 5, .group = 32,
+	.jobs = 0, .timeout = 600, .rcu_iterations = 50000, .deadline = 5, .group = 32, .rcu = "memb",
 };
 
 /* ------------------------------------------------------------ main */
@@ -105,6 +105,8 @@ static void usage(FILE *f)
 		"  --cache DIR           harness cache (default: litmus-cache next to the binary)\n"
 		"  --deadline S          a test with no batch of iterations done in S s is a DEADLOCK (default 5)\n"
 		"  --timeout S           a test still running after S s is an ERROR (default 600)\n"
+		"  --rcu memb|mb         liburcu flavour for RCU (default memb: no read-side barrier; mb: full\n"
+		"                        barriers in rcu_read_lock/unlock, grace periods without system calls)\n"
 		"  --no-urcu             do not map RCU to liburcu (tests calling synchronize_rcu are skipped)\n"
 		"  --rcu-iterations N    at most N iterations for tests calling a grace period (default 50000)\n"
 		"Exit status: 0 all passed, 1 a test failed, 2 bad input or usage.\n");
@@ -224,6 +226,10 @@ int main(int argc, char **argv)
 			opt.recursive = 1;
 		} else if (!strcmp(a, "--parse-only")) {
 			opt.parse_only = 1;
+		} else if (ARG("--rcu")) {
+			opt.rcu = v;
+			if (strcmp(v, "memb") && strcmp(v, "mb"))
+				die("--rcu: memb or mb");
 		} else if (!strcmp(a, "--no-urcu")) {
 			opt.no_urcu = 1;
 		} else if (ARG("--rcu-iterations")) {

@@ -58,6 +58,7 @@ struct options {
 	const char **mutate;
 	int nmutate;
 	const char *cflags;
+	const char *rcu;	/* liburcu flavour: memb (default) or mb */
 };
 extern struct options opt;
 
