@@ -16,7 +16,9 @@
  *     running thread may take it first (it never sleeps, so letting it in
  *     keeps the lock busy).  Nobody wakes the head (spin_unlock is a store),
  *     so between polls it naps (a yield, or a short timed sleep); after
- *     __KA_SPIN_NAPS naps it sets HANDOFF and the lock is its next.  When it
+ *     __KA_SPIN_NAPS naps, or sooner once it has waited __KA_SPIN_HEAD_WAIT
+ *     (a yield to a thread that keeps the lock busy on this CPU can last a
+ *     whole time slice), it sets HANDOFF and the lock is its next.  When it
  *     sees the lock free it first wakes a sleeping successor, so that the
  *     wake-up cannot preempt a lock holder later;
  *  4. with the lock taken, the head makes its successor the new head (an
@@ -55,9 +57,11 @@ extern "C" {
 #if defined(__x86_64__) || defined(__i386__)
 #define __KA_SPIN_WINDOW	(1ULL << 16)	/* TSC ticks: 15-60 us */
 #define __KA_SPIN_YIELD_SWITCHED (1ULL << 13)	/* 2-8 us */
+#define __KA_SPIN_HEAD_WAIT	(1ULL << 18)	/* 50-250 us */
 #else
 #define __KA_SPIN_WINDOW	30000ULL	/* ns */
 #define __KA_SPIN_YIELD_SWITCHED 4000ULL
+#define __KA_SPIN_HEAD_WAIT	150000ULL
 #endif
 
 /*
@@ -257,6 +261,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	unsigned short me, prev, next;
 	int v, idx;
 	bool hot = __ka_spin_hot(), prewoken = false;
+	unsigned long long t_head;
 
 	/* 1. A short spin: take the lock if it comes free (queue or not). */
 	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
@@ -298,6 +303,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	 * __KA_SPIN_NAPS naps claim the lock (HANDOFF) and wait for it awake.
 	 */
 	spins = hot ? 1 : __KA_SPIN_HEAD;
+	t_head = __ka_spin_clock();
 	for (;;) {
 		v = ka_atomic_read(&lock->val);
 		if (!(v & __KA_Q_LOCKED)) {
@@ -326,7 +332,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 			__ka_spin_wait(spins);	/* ours next: stay awake, yield now and then */
 		} else if (--spins) {
 			ka_cpu_relax();
-		} else if (naps < __KA_SPIN_NAPS) {
+		} else if (naps < __KA_SPIN_NAPS && __ka_spin_clock() - t_head < __KA_SPIN_HEAD_WAIT) {
 			naps++;
 			__ka_spin_nap(&node->state);
 			spins = __KA_SPIN_HEAD;
