@@ -79,5 +79,25 @@ for f in tests/litmus/bad/*.litmus; do
 done
 echo "bad input: $bp rejected with file:line:col, $bf wrong"
 tp=$((tp + bp)); tf=$((tf + bf))
+# The JSON documents (a run of every verdict kind our tests give, a bad file,
+# --parse-only) must fit tools/schema/litmus.schema.json.
+if command -v python3 >/dev/null 2>&1; then
+	tmp=$(mktemp -d) && bad1=$(ls tests/litmus/bad/*.litmus | head -n 1)
+	for b in $BACKENDS; do
+		"$LITMUS" --backend "$b" --cc "$HCC" --iterations 2000 --deadline 1 --json tests/litmus "$bad1" \
+			>"$tmp/run-$b.json" 2>/dev/null
+		"$LITMUS" --backend "$b" --parse-only --json tests/litmus "$bad1" >"$tmp/parse-$b.json" 2>/dev/null
+		for j in "$tmp/run-$b.json" "$tmp/parse-$b.json"; do
+			if err=$(PYTHONPATH=tools python3 -m katomic_tools.common.schema --as litmus "$j" 2>&1 >/dev/null); then
+				tp=$((tp + 1)); echo "json: ${j##*/} fits tools/schema/litmus.schema.json"
+			else
+				tf=$((tf + 1)); echo "json: ${j##*/} does not fit: $err"
+			fi
+		done
+	done
+	rm -rf "$tmp"
+else
+	echo "note: no python3: the JSON output is not checked against its schema"
+fi
 echo "$tp passed, $tf failed"
 [ "$tf" -eq 0 ]

@@ -108,7 +108,7 @@ void print_text(struct test *T)
 
 void print_json_head(void)
 {
-	printf("{\"backend\":");
+	printf("{\"schema\":\"katomic-litmus\",\"version\":1,\"backend\":");
 	json_str(stdout, opt.backend);
 	printf(",\"cc\":");
 	json_str(stdout, opt.cc);

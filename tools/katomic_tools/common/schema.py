@@ -93,8 +93,8 @@ def load_schema(name):
 def schema_name_of(doc):
     """The kind a document declares: its "schema" field without the katomic- prefix.
 
-    A litmus run (katomic-litmus --json) names no schema yet: it is recognised
-    by its shape (backend, cc, tests)."""
+    A litmus run written before the runner named its schema is recognised by
+    its shape (backend, cc, tests)."""
     if isinstance(doc, dict):
         s = doc.get("schema")
         if isinstance(s, str) and s.startswith("katomic-"):

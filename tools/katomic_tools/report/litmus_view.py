@@ -1,5 +1,6 @@
 """The litmus runs as the report needs them: per run the counts, per test the
-outcome of every run, and the problems (anything but PASS / not seen).
+outcome of every run, and the problems (anything but PASS / not seen and the
+verdicts of tests run but not judged: UNJUDGED for Result Maybe or none, DATARACE).
 
 forbidden = iterations that ended in a state the test forbids: positive for
 `Never` (exists ...), negative for `Always` (forall ...).  weak seen = of the
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 
 PASSING = ("PASS", "not seen")
 JUDGED = ("PASS", "not seen", "FAIL")      # verdicts of a test that ran to the end
+NOT_JUDGED = ("UNJUDGED", "DATARACE")      # ran to the end, reported, judged by nobody
 
 
 @dataclass
@@ -24,6 +26,7 @@ class RunSummary:
     weak_seen: int = 0
     weak_tests: int = 0
     not_seen: int = 0
+    not_judged: int = 0
     skipped: int = 0
     errors: int = 0
     iterations: int = 0     # per test, as asked
@@ -47,6 +50,7 @@ def summarise(entry, doc, iterations):
         s.passed += v in PASSING
         s.not_seen += v == "not seen"
         s.failed += v == "FAIL"
+        s.not_judged += v in NOT_JUDGED
         s.skipped += v == "SKIP"
         s.errors += v in ("ERROR", "parse error")
         if v in JUDGED:
@@ -57,7 +61,7 @@ def summarise(entry, doc, iterations):
             elif ex == "Sometimes":
                 s.weak_tests += 1
                 s.weak_seen += pos > 0
-        if v not in PASSING:
+        if v not in PASSING + NOT_JUDGED:
             why = t.get("reason") or t.get("error") or ""
             if v == "FAIL":
                 why = "expected %s, observed %s (%d positive, %d negative)" % (ex, t.get("observation", ""), pos, neg)
@@ -82,7 +86,7 @@ class LitmusView:
                 continue
             run = "%s/%s" % (e["backend"], e["cc"])
             for t in doc["tests"]:
-                if t["verdict"] not in JUDGED:
+                if t["verdict"] not in JUDGED + NOT_JUDGED:
                     continue
                 name = t.get("name") or t["file"]
                 if name not in self.expected:

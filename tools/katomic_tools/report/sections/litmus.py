@@ -4,20 +4,23 @@ from .. import rules
 
 LEGEND_MD = ("*forbidden seen* counts runs that ended in a state the test forbids (must be 0); *weak seen*: tests "
              "whose allowed weak outcome was witnessed (x86-64 is TSO: only store buffering and store forwarding can "
-             "show); *not seen*: allowed but not observed (reported, not a failure).")
+             "show); *not seen*: allowed but not observed (reported, not a failure); *not judged*: run and reported, "
+             "but the test asks for no verdict (Result Maybe or none) or races (DATARACE).")
 LEGEND_HTML = ("<i>forbidden seen</i>: runs that ended in a state the test forbids (must be 0). <i>weak seen</i>: "
                "tests whose allowed weak outcome was witnessed (x86-64 is TSO: only store buffering and store "
-               "forwarding can show). <i>not seen</i>: allowed but not observed &mdash; reported, not a failure.")
+               "forwarding can show). <i>not seen</i>: allowed but not observed &mdash; reported, not a failure. "
+               "<i>not judged</i>: run and reported, but the test asks for no verdict (Result Maybe or none) "
+               "or races (DATARACE).")
 
 
 def table(m):
-    t = Table(["backend", "harness", "tests", "passed", "failed", "forbidden seen", "weak seen", "not seen", "skipped/errors"])
+    t = Table(["backend", "harness", "tests", "passed", "failed", "forbidden seen", "weak seen", "not seen", "not judged", "skipped/errors"])
     for r in m.litmus.runs:
         if not r.ok:
             t.add(r.backend, r.cc, "~did not run: " + r.note)
         else:
             t.add(r.backend, r.cc, r.tests, r.passed, r.failed, r.forbidden, "%d of %d" % (r.weak_seen, r.weak_tests),
-                  r.not_seen, r.skipped + r.errors)
+                  r.not_seen, r.not_judged, r.skipped + r.errors)
     if not m.litmus.runs:
         t.add("-", "~not run")
     return t
@@ -51,7 +54,7 @@ def html(m):
                     out += "<td>-</td>"
                     continue
                 v = t["verdict"]
-                cls = "bad" if v == "FAIL" else "" if v == "not seen" else "good"
+                cls = "bad" if v == "FAIL" else "good" if v == "PASS" else ""
                 out += '<td class="%s">%s %d/%d</td>' % (cls, h(t["observation"]), t["positive"], t["negative"])
             out += "</tr>\n"
         out += "</tbody></table></details>\n"
