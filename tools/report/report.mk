@@ -3,7 +3,8 @@
 #   make report          the whole answer on this machine (quick, ~3 minutes): $(BUILD)/report/
 #   make report-full     the same with every instrument at full size
 #   make check-report    run the report like a user, check every file, render index.html
-#                        in headless Chromium (skipped with a note when it is missing)
+#                        in headless Chromium (skipped with a note when it is missing):
+#                        tools/katomic_tools/report/check.py
 .PHONY: report report-full check-report
 
 REPORT_OUT ?= $(BUILD)/report
@@ -15,4 +16,4 @@ report-full: $(BUILD)/katomic
 	@KATOMIC_BUILD=$(abspath $(BUILD)) $(BUILD)/katomic report --full --out $(REPORT_OUT)
 
 check-report: $(BUILD)/katomic
-	@KATOMIC_ROOT=$(CURDIR) KATOMIC_BUILD=$(abspath $(BUILD)) sh tools/report/check.sh
+	@KATOMIC_ROOT=$(CURDIR) KATOMIC_BUILD=$(abspath $(BUILD)) PYTHONPATH=tools python3 -m katomic_tools.report.check

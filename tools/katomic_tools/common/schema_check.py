@@ -20,16 +20,7 @@ import tempfile
 
 from . import schema
 from .paths import root
-
-
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def check(self, ok, what):
-        self.n += 1
-        self.failed += not ok
-        print("%s %d - %s" % ("ok" if ok else "not ok", self.n, what))
+from .tap import Tap
 
 
 def fields_without_description(s, root_schema, path=""):
@@ -164,8 +155,7 @@ def main():
             tap.check(False, "%s with a key given twice: refused" % name)
         except ValueError as e:
             tap.check("given twice" in str(e), "%s with a key given twice: refused" % name)
-    print("%d passed, %d failed" % (tap.n - tap.failed, tap.failed))
-    return 1 if tap.failed else 0
+    return tap.summary()
 
 
 def _objects(x):

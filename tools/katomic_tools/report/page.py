@@ -17,7 +17,7 @@ code{background:#f4f4f4;padding:0 .2em}ul{padding-left:1.3em}details{margin:.5em
 h2.machine{font-size:1.35em;border-bottom:2px solid #888}
 """
 
-# Marks each plot as loaded or broken (visible; also read by tools/report/check.sh).
+# Marks each plot as loaded or broken (visible; also read by make check-report: report/check.py).
 SCRIPT = """<script>
 window.addEventListener('load', function () {
   var imgs = document.querySelectorAll('img.plot'), ok = 0, bad = [];
