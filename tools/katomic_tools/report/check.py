@@ -41,6 +41,7 @@ from ..common import paths, schema
 from ..common.tap import Tap
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"     # the IEND chunk: a file not cut short
 ANSWER = r"(YES|NO|NOT YET|INCOMPLETE)"
 STAGES = ("codegen", "litmus", "bench")
 
@@ -59,11 +60,21 @@ def one_line(text):
     return len(text.splitlines()) == 1
 
 
+def none_of(found):
+    """True if `found` is empty; else fail the check, naming what was found."""
+    if found:
+        raise ValueError("found " + ", ".join(found))
+    return True
+
+
 def is_png(path):
-    """A PNG: its signature, then an IHDR chunk with a width and a height > 0."""
+    """A whole PNG: its signature, an IHDR chunk with a width and a height > 0,
+    and at the end an IEND chunk."""
     with open(path, "rb") as f:
         head = f.read(24)
-    if head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        f.seek(max(0, os.path.getsize(path) - len(PNG_END)))
+        tail = f.read()
+    if head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR" or tail != PNG_END:
         return False
     width, height = struct.unpack(">II", head[16:24])
     return width > 0 and height > 0
@@ -125,7 +136,7 @@ def remote_refs(path):
     text = read(path)
     bad = [r for r in Page(text).links
            if r.startswith("/") or (re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", r) and not r.startswith("data:"))]
-    return bad + re.findall(r'(?:src|href)="((?:/|https?:)[^"]*)"', text)
+    return list(dict.fromkeys(bad + re.findall(r'(?:src|href)="((?:/|https?:)[^"]*)"', text)))
 
 
 class Check:
@@ -201,7 +212,7 @@ class Check:
         else:
             print("# note: gnuplot not installed: no plots expected (apt-get install gnuplot-nox)")
         self.plots_are_png(out, "")
-        self.check(lambda: not remote_refs(index), "index.html: no absolute or remote references")
+        self.check(lambda: none_of(remote_refs(index)), "index.html: no absolute or remote references")
 
     def report_json(self, path):
         try:
