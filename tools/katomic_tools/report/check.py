@@ -152,28 +152,31 @@ class Check:
     def kept(self, name):
         return os.path.join(self.keep, name)
 
+    def sink(self, name):
+        """The kept file `name`, open for writing; /dev/null for None."""
+        return open(self.kept(name) if name else os.devnull, "w")
+
     def katomic(self, args, stdout=None, stderr=None, path=None):
-        """Run `katomic ARGS` (tools/katomic.sh) as a user would; stdout and
-        stderr go to the named files of the kept directory (else nowhere).
+        """Run `katomic ARGS` (tools/katomic.sh) as a user would, with PATH
+        `path` if given; stdout and stderr go to the named kept files.
         Returns the exit status."""
-        env = dict(os.environ)
-        if path is not None:
-            env["PATH"] = path
-        files = [open(self.kept(n), "w") if n else subprocess.DEVNULL for n in (stdout, stderr)]
-        try:
+        env = dict(os.environ, PATH=path) if path is not None else None
+        with self.sink(stdout) as out, self.sink(stderr) as err:
             return subprocess.run(["sh", os.path.join(self.root, "tools", "katomic.sh")] + args,
-                                  stdout=files[0], stderr=files[1], env=env).returncode
-        finally:
-            for f in files:
-                if f is not subprocess.DEVNULL:
-                    f.close()
+                                  stdout=out, stderr=err, env=env).returncode
 
     def plots_are_png(self, d, label):
-        """Every plot index.html in `d` shows is a PNG in `d`; returns how many."""
-        srcs = page(os.path.join(d, "index.html")).plots
-        for src in srcs:
+        """Every plot index.html in `d` shows is a PNG in `d`."""
+        for src in page(os.path.join(d, "index.html")).plots:
             self.check(lambda: is_png(inside(d, src)), "%splot %s is a PNG next to index.html" % (label, src))
-        return len(srcs)
+
+    def run(self):
+        """Every group of checks in turn; one that cannot go on is a failed check."""
+        for group in (self.report, self.chromium, self.bad_environments, self.from_saved, self.from_merged):
+            try:
+                group()
+            except (OSError, ValueError, LookupError) as e:    # e.g. a file the run did not write
+                self.check(False, "%s: stopped early: %s" % (group.__name__, e))
 
     # ------------------------------------------------------------ 1. the report
     def report(self):
@@ -244,7 +247,7 @@ class Check:
             return
         url = "file://" + os.path.join(self.out, "index.html")
         dom, shot = self.kept("dom.html"), self.kept("screenshot.png")
-        self.run_chrome(chrome, ["--virtual-time-budget=10000", "--dump-dom", url], dom)
+        self.run_chrome(chrome, ["--virtual-time-budget=10000", "--dump-dom", url], "dom.html")
         self.check(lambda: os.path.getsize(dom) > 0, "chromium: DOM dumped")
         p = page(dom)
         self.check("verdict-table" in p.tbody, "chromium: the summary table is rendered")
@@ -260,15 +263,14 @@ class Check:
         self.check(lambda: is_png(shot), "chromium: screenshot %s" % shot)
 
     def run_chrome(self, chrome, args, stdout):
-        """Chromium headless, its stderr kept in chromium.log; killed (its
-        process group) after two minutes."""
+        """Chromium headless, its stdout kept in the file `stdout` (if given),
+        its stderr in chromium.log; killed (its process group) after two minutes."""
         prof = os.path.join(self.scratch, "chrome-profile")
         os.makedirs(prof, exist_ok=True)
         cmd = [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                "--user-data-dir=" + prof, "--allow-file-access-from-files"] + args
-        with open(self.kept("chromium.log"), "a") as log, \
-                (open(stdout, "w") if stdout else open(os.devnull, "w")) as out:
+        with open(self.kept("chromium.log"), "a") as log, self.sink(stdout) as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=log, start_new_session=True)
             try:
                 proc.wait(timeout=120)
@@ -429,11 +431,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     c = Check(root, build, scratch)
     try:
-        c.report()
-        c.chromium()
-        c.bad_environments()
-        c.from_saved()
-        c.from_merged()
+        c.run()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("# outputs kept in %s (stdout.txt, stderr.txt, dom.html, screenshot.png, noclang.out)" % c.keep)
