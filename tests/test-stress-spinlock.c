@@ -150,7 +150,7 @@ static void test_sleepers(spinlock_t *lock, int nthreads)
 #ifdef __linux__
 	ok(ev1[EV_SLEEP] > ev0[EV_SLEEP], "%d threads: queued waiters slept in futex() and were woken in turn",
 	   nthreads);
-	ok(ev1[EV_PREWAKE] > ev0[EV_PREWAKE], "%d threads: the head woke its successor before taking the lock",
+	ok(ev1[EV_PREWAKE] > ev0[EV_PREWAKE], "%d threads: a new head woke its sleeping successor early (next in line stays awake)",
 	   nthreads);
 #endif
 	ok(ev1[EV_NAP_SLEEP] + ev1[EV_NAP_YIELD] > ev0[EV_NAP_SLEEP] + ev0[EV_NAP_YIELD],

@@ -7,20 +7,23 @@
  * A contended spin_lock():
  *  1. spins a little on the lock word and takes the lock if it comes free
  *     (the kernel's pending waiter, without the pending bit), queued waiters
- *     or not: a thread that is running takes a free lock;
+ *     or not: a thread that is running takes a free lock; but not once the
+ *     queue's head has claimed it (HANDOFF): then it queues at once, so a
+ *     thread that keeps the lock busy leaves it to the queue;
  *  2. otherwise claims a node from the pool and appends it to the queue (an
  *     xchg of the tail, MCS style).  A waiter that is not the head spins on
- *     its own node's cache line for a while, then sleeps in futex() on it
- *     (again after an early wake-up that came too early);
+ *     its own node's cache line for a while, then sleeps in futex() on it;
+ *     once it is next in line (woken early by the head, below) it stays
+ *     awake, polling and yielding, so it is running when its turn comes;
  *  3. the head polls the lock word and takes the lock when it is free.  A
  *     running thread may take it first (it never sleeps, so letting it in
  *     keeps the lock busy).  Nobody wakes the head (spin_unlock is a store),
  *     so between polls it naps (a yield, or a short timed sleep); after
  *     __KA_SPIN_NAPS naps, or sooner once it has waited __KA_SPIN_HEAD_WAIT
  *     (a yield to a thread that keeps the lock busy on this CPU can last a
- *     whole time slice), it sets HANDOFF and the lock is its next.  When it
- *     sees the lock free it first wakes a sleeping successor, so that the
- *     wake-up cannot preempt a lock holder later;
+ *     whole time slice), it sets HANDOFF and the lock is its next.  On
+ *     becoming the head it wakes its successor, so that the wake-up's
+ *     latency overlaps its own wait instead of adding to the queue's;
  *  4. with the lock taken, the head makes its successor the new head (an
  *     xchg of the node's state; FUTEX_WAKE only if the successor sleeps) and
  *     returns its node to the pool.
@@ -74,6 +77,7 @@ extern "C" {
  */
 #define __KA_SPIN_NODES		4096
 
+/* WAIT: polls, may sleep; SLEEP: in futex(); WOKEN: next in line, awake; HEAD */
 enum { __KA_QN_WAIT, __KA_QN_SLEEP, __KA_QN_HEAD, __KA_QN_WOKEN };
 
 struct __ka_spin_node {
@@ -140,7 +144,10 @@ __KA_SPIN_API int __ka_spin_node_claim(void)
 	return -1;
 }
 
-/* Wait until the waiter ahead makes this node the head: spin, then sleep. */
+/*
+ * Wait until the waiter ahead makes this node the head: spin, then sleep;
+ * once woken early (WOKEN: next in line) poll and yield, never sleep again.
+ */
 static inline void __ka_spin_wait_head(struct __ka_spin_node *n)
 {
 	unsigned spins;
@@ -153,8 +160,14 @@ static inline void __ka_spin_wait_head(struct __ka_spin_node *n)
 			ka_cpu_relax();
 		}
 #ifdef __KA_SPIN_CAN_SLEEP
-		/* Announce the sleep with an RMW: the waker's xchg sees it or we see HEAD. */
 		s = ka_smp_load_acquire(&n->state);
+		if (s == __KA_QN_WOKEN) {
+			spins = __KA_SPIN_BEFORE_YIELD;
+			while (ka_smp_load_acquire(&n->state) != __KA_QN_HEAD)
+				__ka_spin_wait(spins);
+			return;
+		}
+		/* Announce the sleep with an RMW: the waker's xchg sees it or we see HEAD or WOKEN. */
 		if (s == __KA_QN_HEAD || !ka_try_cmpxchg(&n->state, &s, __KA_QN_SLEEP))
 			continue;
 		__KA_SPIN_STAT(sleep);
@@ -169,12 +182,17 @@ static inline void __ka_spin_wait_head(struct __ka_spin_node *n)
 }
 
 #ifdef __KA_SPIN_CAN_SLEEP
-/* Wake n early, if it sleeps, while the lock is still free: see step 3. */
+/*
+ * Tell n it is next in line (WOKEN: it will not go to sleep), waking it if
+ * it sleeps.  Only n moves WAIT -> SLEEP, only its predecessor sets WOKEN.
+ */
 static inline void __ka_spin_prewake(struct __ka_spin_node *n)
 {
-	int s = __KA_QN_SLEEP;
+	int s = __KA_QN_WAIT;
 
-	if (ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN)) {
+	if (ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN))
+		return;
+	if (s == __KA_QN_SLEEP && ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN)) {
 		__KA_SPIN_STAT(prewake);
 		__ka_spin_wake(&n->state);
 	}
@@ -263,12 +281,16 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	bool hot = __ka_spin_hot(), prewoken = false;
 	unsigned long long t_head;
 
-	/* 1. A short spin: take the lock if it comes free (queue or not). */
+	/* 1. A short spin: take the lock if it comes free (queue or not), unless the head claimed it. */
 	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
-		if (!KA_READ_ONCE(lock->h.locked_flags) && __ka_spin_take(lock)) {
+		unsigned lf = KA_READ_ONCE(lock->h.locked_flags);
+
+		if (!lf && __ka_spin_take(lock)) {
 			__KA_SPIN_STAT(steal);
 			return;
 		}
+		if (lf & __KA_Q_HANDOFF)
+			break;	/* the head has waited long enough: go behind it */
 		ka_cpu_relax();
 	}
 	__KA_SPIN_STAT(queue);
@@ -305,22 +327,21 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	spins = hot ? 1 : __KA_SPIN_HEAD;
 	t_head = __ka_spin_clock();
 	for (;;) {
+#ifdef __KA_SPIN_CAN_SLEEP
+		/*
+		 * Wake the successor as soon as there is one: woken only when
+		 * its turn comes, each waiter would add a wake-up's latency (a
+		 * time slice when its CPU is busy) while the lock sits free and
+		 * the CPUs of the sleeping waiters idle.
+		 */
+		if (!prewoken && (next = ka_smp_load_acquire(&node->next))) {
+			__ka_spin_prewake(&__ka_spin_nodes_v1[next - 1]);
+			prewoken = true;
+		}
+#endif
 		v = ka_atomic_read(&lock->val);
 		if (!(v & __KA_Q_LOCKED)) {
 			int nv = (v | __KA_Q_LOCKED) & ~__KA_Q_HANDOFF;
-
-#ifdef __KA_SPIN_CAN_SLEEP
-			/*
-			 * Wake a sleeping successor now, while the lock is free:
-			 * woken later, with the lock held, it could preempt the
-			 * holder on its CPU and stall every waiter behind it.
-			 */
-			if (!prewoken && (next = ka_smp_load_acquire(&node->next))) {
-				__ka_spin_prewake(&__ka_spin_nodes_v1[next - 1]);
-				prewoken = true;
-				continue;
-			}
-#endif
 
 			if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) == me)
 				nv &= 0xffff;	/* the last waiter: empty the queue */
