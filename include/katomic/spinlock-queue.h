@@ -7,9 +7,7 @@
  * A contended spin_lock():
  *  1. spins a little on the lock word and takes the lock if it comes free
  *     (the kernel's pending waiter, without the pending bit), queued waiters
- *     or not: a thread that is running takes a free lock; but not once the
- *     queue's head has claimed it (HANDOFF): then it queues at once, so a
- *     thread that keeps the lock busy leaves it to the queue;
+ *     or not: a thread that is running takes a free lock;
  *  2. otherwise claims a node from the pool and appends it to the queue (an
  *     xchg of the tail, MCS style).  A waiter that is not the head spins on
  *     its own node's cache line for a while, then sleeps in futex() on it;
@@ -281,16 +279,12 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	bool hot = __ka_spin_hot(), prewoken = false;
 	unsigned long long t_head;
 
-	/* 1. A short spin: take the lock if it comes free (queue or not), unless the head claimed it. */
+	/* 1. A short spin: take the lock if it comes free (queue or not). */
 	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
-		unsigned lf = KA_READ_ONCE(lock->h.locked_flags);
-
-		if (!lf && __ka_spin_take(lock)) {
+		if (!KA_READ_ONCE(lock->h.locked_flags) && __ka_spin_take(lock)) {
 			__KA_SPIN_STAT(steal);
 			return;
 		}
-		if (lf & __KA_Q_HANDOFF)
-			break;	/* the head has waited long enough: go behind it */
 		ka_cpu_relax();
 	}
 	__KA_SPIN_STAT(queue);
