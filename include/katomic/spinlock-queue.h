@@ -160,9 +160,7 @@ static inline void __ka_spin_wait_head(struct __ka_spin_node *n)
 #ifdef __KA_SPIN_CAN_SLEEP
 		s = ka_smp_load_acquire(&n->state);
 		if (s == __KA_QN_WOKEN) {
-			spins = __KA_SPIN_BEFORE_YIELD;
-			while (ka_smp_load_acquire(&n->state) != __KA_QN_HEAD)
-				__ka_spin_wait(spins);
+			(void)ka_smp_cond_load_acquire(&n->state, VAL == __KA_QN_HEAD);
 			return;
 		}
 		/* Announce the sleep with an RMW: the waker's xchg sees it or we see HEAD or WOKEN. */
