@@ -85,7 +85,7 @@ static const char *const mode_desc[NMODES] = {
 /* ------------------------------------------------------------ options */
 static struct {
 	bool quick, check, progress, list;
-	int rounds, threads, maxthreads;
+	int rounds, threads, maxthreads, wl_threads;
 	double op_ms, wl_ms;
 	const char *filter, *contenders, *modes;
 	const char *csv, *json, *samples;
@@ -671,6 +671,10 @@ static int thread_list(int op, int *tl)
 
 	if (ops[op].threads == PAIR) {
 		tl[n++] = 2;
+		return n;
+	}
+	if (opt.wl_threads) {	/* one point, re-measured alone (the report's confirmation) */
+		tl[n++] = opt.wl_threads;
 		return n;
 	}
 	if (ops[op].threads == LOCKS) {
@@ -1376,6 +1380,7 @@ static void usage(FILE *f)
 "  --wl-ms MS         workload sample length in ms (default 40; --quick 12)\n"
 "  --threads N        threads for the contended per-op modes (default: usable CPUs)\n"
 "  --max-threads N    workload sweep 1..N (default: 2 x usable CPUs)\n"
+"  --wl-threads N     workloads at N threads only (not the 2-thread spsc)\n"
 "  --filter PATS      ops/workloads to run: comma-separated names, globs or substrings\n"
 "  --contenders PATS  contenders to run (default: all built; raw and asm are always kept)\n"
 "  --modes LIST       solo,shared,own,false (default: all; --quick: solo,shared)\n"
@@ -1410,6 +1415,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--wl-ms")) { need(i, argc, argv); opt.wl_ms = atof(argv[++i]); }
 		else if (!strcmp(a, "--threads")) { need(i, argc, argv); opt.threads = atoi(argv[++i]); }
 		else if (!strcmp(a, "--max-threads")) { need(i, argc, argv); opt.maxthreads = atoi(argv[++i]); }
+		else if (!strcmp(a, "--wl-threads")) { need(i, argc, argv); opt.wl_threads = atoi(argv[++i]); }
 		else if (!strcmp(a, "--filter")) { need(i, argc, argv); opt.filter = argv[++i]; }
 		else if (!strcmp(a, "--contenders")) { need(i, argc, argv); opt.contenders = argv[++i]; }
 		else if (!strcmp(a, "--modes")) { need(i, argc, argv); opt.modes = argv[++i]; }
@@ -1431,8 +1437,8 @@ int main(int argc, char **argv)
 	if (!opt.wl_ms)
 		opt.wl_ms = opt.quick ? 12 : 40;
 	if (opt.rounds < 1 || opt.rounds > 256 || opt.op_ms <= 0 || opt.wl_ms <= 0 || opt.threads < 0 ||
-	    opt.threads > 32 || opt.maxthreads < 0 || opt.maxthreads > 32) {
-		fprintf(stderr, "katomic-bench: bad --rounds/--ms/--wl-ms/--threads/--max-threads\n");
+	    opt.threads > 32 || opt.maxthreads < 0 || opt.maxthreads > 32 || opt.wl_threads < 0 || opt.wl_threads > 32) {
+		fprintf(stderr, "katomic-bench: bad --rounds/--ms/--wl-ms/--threads/--max-threads/--wl-threads\n");
 		return 2;
 	}
 	if (sched_getaffinity(0, sizeof(set), &set)) {
@@ -1444,6 +1450,8 @@ int main(int argc, char **argv)
 			cpus[ncpu++] = c;
 	if (!opt.maxthreads)
 		opt.maxthreads = 2 * ncpu > 32 ? 32 : 2 * ncpu;
+	if (opt.wl_threads > opt.maxthreads)
+		opt.maxthreads = opt.wl_threads;	/* the cells are sized by it */
 	if (opt.threads > opt.maxthreads)
 		opt.maxthreads = opt.threads;
 	if (opt.maxthreads < 3)

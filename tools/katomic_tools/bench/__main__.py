@@ -9,6 +9,10 @@ all in one run (build/katomic-bench; method in bench/driver.c).
   --no-plots       skip gnuplot
   --aa             A/A control: the c11-* contenders built from the asm backend
                    too (identical code at other addresses): the noise floor
+  --confirm        then re-measure each candidate loss alone, interleaved with
+                   the A/A control, and judge it (bench/confirm.py; the rule is
+                   report/rules.py's): the "confirmation" object of bench.json
+                   and the end of table.txt (katomic report runs it)
   --no-up          skip the uniprocessor lock elision benchmark (build/up-patch:
                    locked vs patched, asm and C11 after katomic uplocks, one
                    pinned CPU; also skipped when --filter does not name "up")
@@ -27,7 +31,7 @@ import subprocess
 import sys
 
 from ..common import documents, paths
-from . import plots
+from . import confirm, plots
 
 
 def die(msg):
@@ -55,7 +59,7 @@ def run_up(build, out, quick):
 def main(argv):
     root, build = paths.root(), paths.build()
     out, json_out, draw, aa, passthru, rest = os.path.join(build, "bench"), False, True, False, False, []
-    up, quick = True, []
+    up, quick, confirming = True, [], False
     it = iter(argv)
     for a in it:
         if a in ("--out", "--filter"):
@@ -75,6 +79,8 @@ def main(argv):
             draw = False
         elif a == "--aa":
             aa = True
+        elif a == "--confirm":
+            confirming = True
         elif a == "--no-up":
             up = False
         elif a in ("-h", "--help"):
@@ -86,6 +92,8 @@ def main(argv):
             rest.append(a)
     target, binary = ("bench-aa", "katomic-bench-aa") if aa else ("bench", "katomic-bench")
     make = ["make", "-s", "-C", root, "-f", "bench/bench.mk", "BUILD=" + build, target]
+    if confirming and not aa:
+        make.append("bench-aa")     # the A/A control the confirmation interleaves
     if subprocess.run(make, stdout=sys.stderr).returncode:
         die("build failed")
     exe = os.path.join(build, binary)
@@ -117,6 +125,16 @@ def main(argv):
     except ValueError as e:
         print("katomic bench: the driver wrote an invalid document: %s" % e, file=sys.stderr)
         return 1
+    if confirming and not aa:
+        conf = confirm.run(doc, build, lambda m: print("katomic bench: " + m, file=sys.stderr))
+        if conf is None:
+            print("note: no A/A control on this machine (x86-64 only): the candidate losses are not confirmed",
+                  file=sys.stderr)
+        else:
+            doc["confirmation"] = conf
+            documents.write(js, doc)
+            with open(os.path.join(out, "table.txt"), "a") as table:
+                table.write(confirm.table(conf))
     sys.stdout.write(documents.dumps(doc) if json_out else open(os.path.join(out, "table.txt")).read())
     if draw:
         if shutil.which("gnuplot"):

@@ -1,17 +1,20 @@
 """The bench document as the report needs it: C11/asm per compiler (each c11-*
 contender against the asm one of the same compiler, same rounds), the
-SLOWER cells (rules.py) and why each is slower.
+SLOWER cells -- those its confirmation (bench.json "confirmation", rules.py
+confirm()) claims, or without one the run's own rule, marked unconfirmed --
+the candidates it did not claim, and why each claimed one is slower.
 
 tools/report/bench-probes.tbl names the codegen probes each benchmark
 kernel exercises, so a slower op can be told apart from a code-generation
-loss: name<TAB>probes<TAB>known cause outside the probes (optional)."""
+loss: name<TAB>probes<TAB>known cause outside the probes (optional)<TAB>the
+same in a few words, for the answer line (optional)."""
 from dataclasses import dataclass, field
 
 from . import rules
 
 
 def read_probe_map(path):
-    probes, causes = {}, {}
+    probes, causes, clauses = {}, {}, {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("#") or not line.strip():
@@ -20,7 +23,9 @@ def read_probe_map(path):
             probes[cols[0]] = cols[1].split() if len(cols) > 1 else []
             if len(cols) > 2 and cols[2]:
                 causes[cols[0]] = cols[2]
-    return probes, causes
+            if len(cols) > 3 and cols[3]:
+                clauses[cols[0]] = cols[3]
+    return probes, causes, clauses
 
 
 def compiler_label(cc):
@@ -52,6 +57,8 @@ class Cell:
 class Slower:
     cell: Cell
     why: str
+    code_loss: str = ""     # the probes' codegen loss that explains it, if any
+    conf: dict = None       # its bench.json confirmation entry (None: not confirmed)
 
 
 @dataclass
@@ -77,10 +84,15 @@ class BenchView:
         self.by_label = {}
         self.cells = []             # every C11/asm figure measured
         self.slower = []
+        self.unclaimed = []         # (Cell, confirmation entry): candidates not claimed
+        self.confirmation = doc.get("confirmation") if doc else None
+        self.clauses = probe_map[2]
         if not doc:
             return
         label_of = {c["name"]: compiler_label(c["cc"]) for c in doc["contenders"]}
-        probes, causes = probe_map
+        probes, causes, _ = probe_map
+        conf = {(e["contender"], e["kind"], e["name"], e["mode"], e["threads"]): e
+                for e in (self.confirmation or {}).get("cells", [])}
         for r in doc["results"]:
             if not r["contender"].startswith("c11-"):
                 continue
@@ -104,12 +116,22 @@ class BenchView:
                     pc.worst_workload = c
             else:
                 continue
-            if rules.is_slower(c.kind, med, c.lowest):
-                self.slower.append(Slower(c, self._why(c, probes.get(c.name, []), causes.get(c.name), native_verdict)))
+            e = conf.get((r["contender"], c.kind, c.name, c.mode, c.threads))
+            if self.confirmation is not None:
+                if e is None:
+                    continue
+                if e["verdict"] != "slower":
+                    self.unclaimed.append((c, e))
+                    continue
+            elif not rules.is_slower(c.kind, med, c.lowest):
+                continue
+            why, loss = self._why(c, probes.get(c.name, []), causes.get(c.name), native_verdict)
+            self.slower.append(Slower(c, _evidence(c, e) + why, loss, e))
 
     @staticmethod
     def _why(c, probes, cause, native_verdict):
-        """Why a cell is slower: a codegen loss of its probes, a known cause, or neither."""
+        """Why a cell is slower: a codegen loss of its probes, a known cause, or
+        neither; and the codegen loss alone ("" if none)."""
         bad, known = [], 0
         for p in probes:
             v = native_verdict(c.label, p)
@@ -120,6 +142,7 @@ class BenchView:
                 bad.append("%s %s" % (p, v[1]))
         if bad:
             why = "codegen: " + "; ".join(bad)
+            return why, "; ".join(bad)
         elif cause:
             why = cause
         elif probes and known == len(probes):
@@ -127,13 +150,42 @@ class BenchView:
                    "or the machine, not in the atomics" % (" ".join(probes), c.label))
         else:
             why = "no codegen data for " + c.label
-        return "slower in every round (%.2f..%.2f); %s" % (c.lowest, c.highest, why)
+        return why, ""
 
     def slower_names(self):
-        """The ops and workloads slower in every round, each once."""
-        return list(dict.fromkeys(s.cell.name for s in self.slower))
+        """The ops and workloads claimed slower, each once, in name order (the
+        answer line must not depend on which figure was worse this time)."""
+        return sorted(dict.fromkeys(s.cell.name for s in self.slower))
+
+    def answer_items(self):
+        """The answer line's list: each name claimed slower with, in a few
+        words, whether code explains it (bench-probes.tbl's fourth column, or a
+        codegen loss of its probes) or nothing does."""
+        out = []
+        for name in self.slower_names():
+            cells = [s for s in self.slower if s.cell.name == name]
+            loss = next((s for s in cells if s.code_loss), None)
+            if name in self.clauses:
+                out.append("%s (explained by code: %s)" % (name, self.clauses[name]))
+            elif loss:
+                out.append("%s (explained by code: %s with %s)" % (name, loss.code_loss, loss.cell.label))
+            else:
+                out.append("%s (unexplained)" % name)
+        return out
+
+    def noise_floor(self):
+        return self.confirmation.get("noise_floor") if self.confirmation else None
 
     def plot_cells(self):
         """Cells for the C11/asm plot: ops and judged workload points."""
         return [c for c in self.cells if c.kind == "op" or rules.is_judged_workload(c.threads, self.cpus)]
 
+
+
+def _evidence(c, e):
+    """How a slower figure was established: its confirmation's figures, or the run alone."""
+    if e is None:
+        return "slower in every round (%.2f..%.2f), not confirmed (no A/A control in this run); " % (c.lowest, c.highest)
+    return ("confirmed: alone %.2f (%.2f-%.2f) against the A/A control's %.2f (%.2f-%.2f), apart by %.2f "
+            "(the run: %.2f, %.2f-%.2f); " % (e["c11_asm_med"], e["c11_asm_low"], e["c11_asm_high"], e["aa_med"],
+                                             e["aa_low"], e["aa_high"], e["margin"], c.ratio, c.lowest, c.highest))

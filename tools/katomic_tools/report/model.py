@@ -99,8 +99,8 @@ class Model:
 
     # ---------------------------------------------------------------- losses
     def _losses(self):
-        out = [Loss("speed", s.cell.title, s.cell.label, 1, "", "slower", "%.2fx" % s.cell.ratio, s.why)
-               for s in self.bench.slower]
+        out = [Loss("speed", s.cell.title, s.cell.label, 1, "", "slower",
+                    "%.2fx" % (s.conf["c11_asm_med"] if s.conf else s.cell.ratio), s.why) for s in self.bench.slower]
         for g in self.codegen.native_groups():
             out.append(Loss("code", g.label, ", ".join(g.compilers), len(g.probes), g.examples(), g.verdict,
                             g.cost(), g.why))
@@ -148,7 +148,12 @@ class Model:
 
     @property
     def slower_names(self):
-        return self.bench.slower_names()
+        """The answer line's slower ops and workloads, each with what explains it."""
+        return self.bench.answer_items()
+
+    @property
+    def slower_confirmed(self):
+        return self.bench.confirmation is not None
 
     @property
     def weaker_elsewhere(self):

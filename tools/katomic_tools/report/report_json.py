@@ -54,7 +54,9 @@ def machine_report(m):
                       core_ghz_estimate=b["core_ghz_estimate"] if b else None,
                       resampled=b["resampled"] if b else None, disturbed=b["disturbed"] if b else None,
                       thresholds={"op_slower": rules.OP_SLOWER, "workload_slower": rules.WORKLOAD_SLOWER,
-                                  "as_fast_geomean": rules.AS_FAST},
+                                  "as_fast_geomean": rules.AS_FAST, "candidate_op": rules.CANDIDATE_OP,
+                                  "candidate_workload": rules.CANDIDATE_WORKLOAD, "confirm_trim": rules.CONFIRM_TRIM},
+                      confirmation=_confirmation(bv),
                       contenders=b["contenders"] if b else [],
                       compilers=[_bench_compiler(l, bv.by_label[l]) for l in bv.labels],
                       cells=[{"compiler": c.label, "kind": c.kind, "name": c.name, "mode": c.mode, "threads": c.threads,
@@ -79,6 +81,20 @@ def _litmus_run(r):
     return dict(base, status="ok", tests=r.tests, passed=r.passed, failed=r.failed, forbidden_observed=r.forbidden,
                 weak_witnessed=r.weak_seen, weak_tests=r.weak_tests, not_seen=r.not_seen, skipped=r.skipped,
                 errors=r.errors, iterations=r.iterations)
+
+
+def _confirmation(bv):
+    """The bench's confirmation: every candidate, claimed or not, with its figures."""
+    conf = bv.confirmation
+    if conf is None:
+        return None
+    cells = [(s.cell, s.conf) for s in bv.slower] + bv.unclaimed
+    keys = ("c11_asm_low", "c11_asm_med", "c11_asm_high", "aa_low", "aa_med", "aa_high", "margin")
+    return dict({k: conf[k] for k in ("processes", "rounds", "seconds", "load_before", "load_after", "noise_floor")}, **{
+        "cells": [dict({"compiler": c.label, "kind": c.kind, "name": c.name, "mode": c.mode, "threads": c.threads,
+                        "verdict": e["verdict"], "claimed": e["verdict"] == "slower", "run_med": e["run_med"],
+                        "run_min": e["run_min"], "run_max": e["run_max"]}, **{k: e.get(k) for k in keys})
+                  for c, e in sorted(cells, key=lambda ce: -ce[1]["run_med"])]})
 
 
 def _bench_compiler(label, pc):

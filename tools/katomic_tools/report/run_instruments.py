@@ -138,9 +138,11 @@ class Runner:
         if "bench" in self.skip:
             return self.skipped("bench", 3)
         t0 = time.time()
-        progress("[3/3] bench: C11 vs asm vs peers, side by side (%s; about a minute)..." % self.mode)
+        progress("[3/3] bench: C11 vs asm vs peers, side by side, then each candidate loss again against the A/A "
+                 "control (%s)..." % self.mode)
         log = os.path.join(self.logs, "bench.log")
-        rc = _py("katomic_tools.bench", ([] if self.full else ["--quick"]) + ["--no-plots", "--out", os.path.join(self.out, "bench")],
+        rc = _py("katomic_tools.bench", ([] if self.full else ["--quick"]) + ["--confirm", "--no-plots", "--out",
+                                                                              os.path.join(self.out, "bench")],
                  os.path.join(self.logs, "bench.out"), log)
         notes = _notes(log)
         if rc != 0 or not os.path.exists(os.path.join(self.out, "bench", "bench.json")):
@@ -148,7 +150,10 @@ class Runner:
             return {"status": "failed", "notes": notes,
                     "note": "katomic bench exited with status %d: %s (log: logs/bench.log)" % (rc, _last_line(log))}
         secs = int(time.time() - t0)
-        progress("[3/3] bench: done in %d s" % secs)
+        conf = documents.read(os.path.join(self.out, "bench", "bench.json"), "bench").get("confirmation")
+        progress("[3/3] bench: done in %d s%s" % (secs, "" if not conf else
+                 " (of which %.0f s re-measuring %d candidate(s) against the A/A control)"
+                 % (conf["seconds"], sum(1 for c in conf["cells"] if "aa_med" in c))))
         return {"status": "ok", "note": "%d s" % secs, "seconds": secs, "notes": notes, "document": "bench/bench.json"}
 
     # ------------------------------------------------------------ all
