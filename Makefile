@@ -28,7 +28,7 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
 	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
-	check-differential check-spinlock-dso check-up check-json json-doc install uninstall clean help
+	check-differential check-spinlock-dso check-up check-json check-report-rules json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
@@ -57,6 +57,7 @@ help:
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
 	@echo '  check-json        the JSON schemas, docs/json.md, tests/json/ and what the checker must refuse'
+	@echo '  check-report-rules the report'"'"'s speed-confirmation rule on synthetic samples (no timing)'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
@@ -173,9 +174,13 @@ check-install:
 check-install-tools:
 	@sh tests/check-install-tools.sh
 
-check: gen-check check-json check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
+check: gen-check check-json check-report-rules check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
 	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
+
+# The report's confirmation rule (docs/report.md) on synthetic samples: nothing timed.
+check-report-rules:
+	@PYTHONPATH=tools python3 -m katomic_tools.report.test_confirm
 
 # The instruments' JSON documents (docs/json.md): Python 3, standard library only.
 check-json:

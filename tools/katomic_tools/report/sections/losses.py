@@ -16,12 +16,13 @@ def _bracket(l):
 
 def _unclaimed(m):
     """(what, compiler, text) per candidate the confirmation did not claim."""
-    out = []
-    for c, e in m.bench.unclaimed:
+    out, claimed = [], set(m.bench.slower_names())
+    for c, e in sorted(m.bench.unclaimed, key=lambda ce: -ce[1]["run_med"]):
         run = "the run %.2f (%.2f-%.2f)" % (c.ratio, c.lowest, c.highest)
         if "aa_med" not in e:
-            out.append((c.title, c.label, "%s; not re-measured (--quick: another figure of %s was confirmed, or the "
-                        "limit of candidates was reached; --full re-measures all)" % (run, c.name)))
+            out.append((c.title, c.label, "%s; not re-measured: %s (--full re-measures every candidate)" % (
+                run, "another figure of %s is confirmed above" % c.name if c.name in claimed else
+                "--quick re-measures the worst %d candidates" % m.bench.confirmation["max_cells"])))
             continue
         word = {"within noise": "within noise on this run", "small": "slower than the A/A control but under the "
                 "threshold", "faster": "faster than the asm, confirmed", "slower": "slower"}[e["verdict"]]
