@@ -5,7 +5,8 @@ The candidates are the C11/asm cells the report's rule calls SLOWER
 (report/rules.py: speed_candidates; the rule and its thresholds live there,
 in one place).  Each is measured again by katomic-bench alone (--filter
 its name, its mode or thread count, its compiler's c11 contender; the asm
-ones are always kept) in processes of two kinds, alternating R A A R ...:
+ones are always kept) in processes of two kinds, alternating R A A R ..., each running the two
+contenders alone (--only asm-CC,c11-CC), asm first in every round:
 R = build/katomic-bench (C11 against asm), A = build/katomic-bench-aa (the
 C11 slot built from the asm backend: identical code at other addresses).
 Each process gives one ratio per round; rules.confirm() judges them.
@@ -57,8 +58,10 @@ def _ratios(samples, contender):
 
 
 def _measure_once(exe, cell, p, tmp):
-    args = [exe, "--filter", _exact(cell["name"]), "--contenders", cell["contender"], "--rounds", str(p["rounds"]),
-            "--no-progress", "--samples", tmp]
+    ref = "asm-" + cell["contender"].split("-", 1)[1]
+    args = [exe, "--filter", _exact(cell["name"]), "--only", "%s,%s" % (ref, cell["contender"]),
+            "--rounds", str(p["rounds"] if cell["kind"] == "workload" else p["op_rounds"]), "--no-progress",
+            "--samples", tmp]
     if cell["kind"] == "op":
         args += ["--modes", cell["mode"], "--ms", str(p["op_ms"])]
         if cell["mode"] != "solo":
@@ -122,7 +125,7 @@ def run(doc, build, log=lambda msg: None):
         os.remove(tmp)
     floors = [(e["aa_low"], e["aa_med"], e["aa_high"]) for e in out if "aa_low" in e]
     nf = rules.noise_floor(floors)
-    return {"processes": p["processes"], "rounds": p["rounds"], "op_ms": p["op_ms"], "workload_ms": p["workload_ms"],
+    return {"processes": p["processes"], "rounds": p["rounds"], "op_rounds": p["op_rounds"], "op_ms": p["op_ms"], "workload_ms": p["workload_ms"],
             "max_cells": p["max_cells"] if p["max_cells"] is not None else len(cands),
             "seconds": round(time.time() - t0, 1), "load_before": load0, "load_after": _load(),
             "noise_floor": _r4(nf) if nf is not None else None, "cells": out}
@@ -131,8 +134,8 @@ def run(doc, build, log=lambda msg: None):
 def table(conf):
     """The confirmation as text, for table.txt."""
     lines = ["", "== confirmation: each candidate re-measured alone, %d C11/asm processes interleaved with %d A/A "
-             "(identical code) ones, %d rounds each; %.0f s, load %s -> %s"
-             % (conf["processes"], conf["processes"], conf["rounds"], conf["seconds"], conf["load_before"],
+             "(identical code) ones, %d rounds each (ops: %d); %.0f s, load %s -> %s"
+             % (conf["processes"], conf["processes"], conf["rounds"], conf["op_rounds"], conf["seconds"], conf["load_before"],
                 conf["load_after"])]
     if conf["noise_floor"] is not None:
         lines.append("noise floor (A/A, widest): +-%.2f" % conf["noise_floor"])

@@ -66,14 +66,14 @@ AS_FAST = 1.05
 CANDIDATE_OP = 1.03
 CANDIDATE_WORKLOAD = 1.05
 CONFIRM_TRIM = 0.25
-# Per run mode: processes of each kind (C11/asm, A/A), rounds per process,
-# sample lengths in ms (op, workload), at most this many candidates (the worst
+# Per run mode: processes of each kind (C11/asm, A/A), rounds per process
+# (workloads; ops: op_rounds, cheap), sample lengths in ms (op, workload), at most this many candidates (the worst
 # first; the rest are "not re-measured"), and whether a name already claimed
 # (seqlock with gcc) skips its other figures (seqlock with clang, /1): the
 # answer line names ops and workloads, so --quick stops there; --full
 # confirms every candidate.
-CONFIRM_QUICK = {"processes": 2, "rounds": 6, "op_ms": 4, "workload_ms": 30, "max_cells": 16, "one_per_name": True}
-CONFIRM_FULL = {"processes": 4, "rounds": 8, "op_ms": 8, "workload_ms": 60, "max_cells": None, "one_per_name": False}
+CONFIRM_QUICK = {"processes": 2, "rounds": 6, "op_rounds": 10, "op_ms": 4, "workload_ms": 30, "max_cells": 16, "one_per_name": True}
+CONFIRM_FULL = {"processes": 4, "rounds": 8, "op_rounds": 12, "op_ms": 8, "workload_ms": 60, "max_cells": None, "one_per_name": False}
 
 
 def is_judged_workload(threads, cpus):

@@ -39,8 +39,9 @@ def _confirmation_caption(m):
         return ("speed losses not confirmed: this bench document has no confirmation (no A/A control here, or an "
                 "older run): the rule is the run's own, slower in every round" if m.ok("bench") else "")
     return ("speed losses are claimed only when confirmed: each candidate re-measured alone, %d C11/asm processes "
-            "interleaved with %d A/A ones (identical code at other addresses), %d rounds each, in %.0f s (load %s -> "
-            "%s); noise floor measured: %s" % (conf["processes"], conf["processes"], conf["rounds"], conf["seconds"],
+            "interleaved with %d A/A ones (identical code at other addresses), %d rounds each (ops: %d), in %.0f s "
+            "(load %s -> %s); noise floor measured: %s" % (conf["processes"], conf["processes"], conf["rounds"],
+                                                          conf.get("op_rounds", conf["rounds"]), conf["seconds"],
                                                 conf["load_before"], conf["load_after"],
                                                 "-" if conf["noise_floor"] is None else "+-%.2f" % conf["noise_floor"]))
 
