@@ -87,7 +87,7 @@ static struct {
 	bool quick, check, progress, list;
 	int rounds, threads, maxthreads, wl_threads;
 	double op_ms, wl_ms;
-	const char *filter, *contenders, *only, *modes;
+	const char *filter, *contenders, *modes;
 	const char *csv, *json, *samples;
 	const char *up_json;	/* bench/up-patch.c's results, copied into the JSON as "up" */
 } opt = { .progress = true };
@@ -1383,7 +1383,6 @@ static void usage(FILE *f)
 "  --wl-threads N     workloads at N threads only (not the 2-thread spsc)\n"
 "  --filter PATS      ops/workloads to run: comma-separated names, globs or substrings\n"
 "  --contenders PATS  contenders to run (default: all built; raw and asm are always kept)\n"
-"  --only PATS        these contenders and no other (the report's confirmation: asm-gcc,c11-gcc)\n"
 "  --modes LIST       solo,shared,own,false (default: all; --quick: solo,shared)\n"
 "  --csv FILE  --json FILE  --samples FILE   write the summary, JSON, every sample\n"
 "  --up-json FILE     copy up-patch --json's object into the JSON as \"up\"\n"
@@ -1419,7 +1418,6 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--wl-threads")) { need(i, argc, argv); opt.wl_threads = atoi(argv[++i]); }
 		else if (!strcmp(a, "--filter")) { need(i, argc, argv); opt.filter = argv[++i]; }
 		else if (!strcmp(a, "--contenders")) { need(i, argc, argv); opt.contenders = argv[++i]; }
-		else if (!strcmp(a, "--only")) { need(i, argc, argv); opt.only = argv[++i]; }
 		else if (!strcmp(a, "--modes")) { need(i, argc, argv); opt.modes = argv[++i]; }
 		else if (!strcmp(a, "--csv")) { need(i, argc, argv); opt.csv = argv[++i]; }
 		else if (!strcmp(a, "--json")) { need(i, argc, argv); opt.json = argv[++i]; }
@@ -1465,8 +1463,6 @@ int main(int argc, char **argv)
 			continue;
 		if (opt.contenders && !match_list(opt.contenders, cname(c)) && strcmp(c->name, "raw") &&
 		    strncmp(c->name, "asm-", 4))
-			continue;
-		if (opt.only && !match_list(opt.only, cname(c)))
 			continue;
 		con[ncon++] = c;
 	}

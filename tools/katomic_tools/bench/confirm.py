@@ -5,8 +5,11 @@ The candidates are the C11/asm cells the report's rule calls SLOWER
 (report/rules.py: speed_candidates; the rule and its thresholds live there,
 in one place).  Each is measured again by katomic-bench alone (--filter
 its name, its mode or thread count, its compiler's c11 contender; the asm
-ones are always kept) in processes of two kinds, alternating R A A R ..., each running the two
-contenders alone (--only asm-CC,c11-CC), asm first in every round:
+ones are always kept) in processes of two kinds, alternating R A A R ..., each running that C11
+contender with the contenders the driver always keeps (raw, asm-gcc,
+asm-clang), in the run's order: the op's cost depends on what ran before it
+in the round (measured: cmpxchg_ok/solo with clang-19 1.13-1.14 so, 1.02-1.08
+with the asm-clang contender alone), so the context stays the run's:
 R = build/katomic-bench (C11 against asm), A = build/katomic-bench-aa (the
 C11 slot built from the asm backend: identical code at other addresses).
 Each process gives one ratio per round; rules.confirm() judges them.
@@ -58,8 +61,7 @@ def _ratios(samples, contender):
 
 
 def _measure_once(exe, cell, p, tmp):
-    ref = "asm-" + cell["contender"].split("-", 1)[1]
-    args = [exe, "--filter", _exact(cell["name"]), "--only", "%s,%s" % (ref, cell["contender"]),
+    args = [exe, "--filter", _exact(cell["name"]), "--contenders", cell["contender"],
             "--rounds", str(p["rounds"] if cell["kind"] == "workload" else p["op_rounds"]), "--no-progress",
             "--samples", tmp]
     if cell["kind"] == "op":

@@ -192,6 +192,8 @@ class Check:
         self.check(lambda: has_line(r"^backend +harness +tests +passed +failed +forbidden seen", stdout),
                    "stdout: the litmus table")
         self.check(lambda: has_line(r"^Answer: " + ANSWER, stdout), "stdout: a one-line answer")
+        self.check(lambda: re.search(r"noise floor measured: \+-[0-9.]+", stdout.replace("\n    ", " ")),
+                   "stdout: the noise floor the bench's confirmation measured")
         for s in STAGES:
             self.check(lambda: has_line(r"^katomic report: \[[123]/3\] %s: done" % s, stderr),
                        "stderr: progress lines for %s" % s)
@@ -238,6 +240,16 @@ class Check:
             return g and all(x > 0 for x in g)
         self.check(geomeans, "report.json: C11/asm geometric means")
         self.check(lambda: re.fullmatch(ANSWER, doc["verdict"]["answer"]), "report.json: a verdict")
+
+        def confirmed():
+            conf = doc["bench"]["confirmation"]
+            claimed = [c for c in conf["cells"] if c["claimed"]]
+            speed = [l for l in doc["verdict"]["losses"] if l["kind"] == "speed"]
+            return (conf["noise_floor"] is not None and len(claimed) == len(speed) and
+                    all(c["margin"] > 0 and c["c11_asm_low"] > c["aa_high"] for c in claimed) and
+                    all(l["why"].startswith("confirmed: ") for l in speed))
+        self.check(confirmed, "report.json: a confirmation with its noise floor; each speed loss claimed, with its "
+                   "C11/asm interval above the A/A one")
 
     # ------------------------------------------------------------ 2. headless Chromium
     def chromium(self):
