@@ -125,12 +125,14 @@ def run(doc, build, log=lambda msg: None):
                             aa_rounds=[_r4(x) for x in sum(aa, [])]))
     finally:
         os.remove(tmp)
-    floors = [(e["aa_low"], e["aa_med"], e["aa_high"]) for e in out if "aa_low" in e]
-    nf = rules.noise_floor(floors)
+    def floor(kinds):
+        nf = rules.noise_floor([(e["aa_low"], e["aa_med"], e["aa_high"]) for e in out if "aa_low" in e and e["kind"] in kinds])
+        return _r4(nf) if nf is not None else None
     return {"processes": p["processes"], "rounds": p["rounds"], "op_rounds": p["op_rounds"], "op_ms": p["op_ms"], "workload_ms": p["workload_ms"],
             "max_cells": p["max_cells"] if p["max_cells"] is not None else len(cands),
             "seconds": round(time.time() - t0, 1), "load_before": load0, "load_after": _load(),
-            "noise_floor": _r4(nf) if nf is not None else None, "cells": out}
+            "noise_floor": floor(("op", "workload")), "noise_floor_op": floor(("op",)),
+            "noise_floor_workload": floor(("workload",)), "cells": out}
 
 
 def table(conf):
@@ -140,7 +142,7 @@ def table(conf):
              % (conf["processes"], conf["processes"], conf["rounds"], conf["op_rounds"], conf["seconds"], conf["load_before"],
                 conf["load_after"])]
     if conf["noise_floor"] is not None:
-        lines.append("noise floor (A/A, widest): +-%.2f" % conf["noise_floor"])
+        lines.append("noise floor (A/A, widest): %s" % noise_floor_text(conf))
     for e in conf["cells"]:
         what = "%s %s/%s" % (e["contender"], e["name"], e["mode"] if e["kind"] == "op" else e["threads"])
         if "aa_low" not in e:
@@ -151,3 +153,9 @@ def table(conf):
                         e["c11_asm_high"], e["aa_med"], e["aa_low"], e["aa_high"],
                         "CLAIMED " + e["verdict"] if e["verdict"] in ("slower", "faster") else e["verdict"], e["margin"]))
     return "\n".join(lines) + "\n"
+
+
+def noise_floor_text(conf):
+    """"ops +-0.05, workloads +-0.30": the widest A/A interval of each kind re-measured."""
+    return ", ".join("%s +-%.2f" % (k, conf[f]) for k, f in (("ops", "noise_floor_op"), ("workloads", "noise_floor_workload"))
+                     if conf.get(f) is not None) or "-"

@@ -90,7 +90,8 @@ def _confirmation(bv):
         return None
     cells = [(s.cell, s.conf) for s in bv.slower] + bv.unclaimed
     keys = ("c11_asm_low", "c11_asm_med", "c11_asm_high", "aa_low", "aa_med", "aa_high", "margin")
-    return dict({k: conf[k] for k in ("processes", "rounds", "seconds", "load_before", "load_after", "noise_floor")}, **{
+    return dict({k: conf[k] for k in ("processes", "rounds", "seconds", "load_before", "load_after", "noise_floor")},
+                noise_floor_op=conf.get("noise_floor_op"), noise_floor_workload=conf.get("noise_floor_workload"), **{
         "cells": [dict({"compiler": c.label, "kind": c.kind, "name": c.name, "mode": c.mode, "threads": c.threads,
                         "verdict": e["verdict"], "claimed": e["verdict"] == "slower", "run_med": e["run_med"],
                         "run_min": e["run_min"], "run_max": e["run_max"]}, **{k: e.get(k) for k in keys})

@@ -2,6 +2,7 @@
 (claimed by the bench's confirmation), the codegen loss groups
 (tools/report/losses.tbl); then the speed candidates the confirmation did
 not claim, and the noise floor it measured."""
+from ...bench.confirm import noise_floor_text
 from ...common.tables import h, md_escape, wrap
 
 
@@ -42,8 +43,7 @@ def _confirmation_caption(m):
             "interleaved with %d A/A ones (identical code at other addresses), %d rounds each (ops: %d), in %.0f s "
             "(load %s -> %s); noise floor measured: %s" % (conf["processes"], conf["processes"], conf["rounds"],
                                                           conf.get("op_rounds", conf["rounds"]), conf["seconds"],
-                                                conf["load_before"], conf["load_after"],
-                                                "-" if conf["noise_floor"] is None else "+-%.2f" % conf["noise_floor"]))
+                                                conf["load_before"], conf["load_after"], noise_floor_text(conf)))
 
 
 def text(m):
