@@ -126,11 +126,15 @@ def main(argv):
         print("katomic bench: the driver wrote an invalid document: %s" % e, file=sys.stderr)
         return 1
     if confirming and not aa:
-        conf = confirm.run(doc, build, lambda m: print("katomic bench: " + m, file=sys.stderr))
+        try:
+            conf = confirm.run(doc, build, lambda m: print("katomic bench: " + m, file=sys.stderr))
+        except (OSError, RuntimeError, ValueError) as e:
+            print("note: the confirmation failed (%s): the candidate losses are not confirmed" % e, file=sys.stderr)
+            conf = False
         if conf is None:
             print("note: no A/A control on this machine (x86-64 only): the candidate losses are not confirmed",
                   file=sys.stderr)
-        else:
+        elif conf:
             doc["confirmation"] = conf
             documents.write(js, doc)
             with open(os.path.join(out, "table.txt"), "a") as table:

@@ -126,6 +126,9 @@ class BenchView:
             elif not rules.is_slower(c.kind, med, c.lowest):
                 continue
             why, loss = self._why(c, probes.get(c.name, []), causes.get(c.name), native_verdict)
+            if not rules.named_in_answer(c.kind, c.mode):
+                why += ("; contended (every thread on one cache line): listed here, not named in the answer, as such "
+                        "a figure changes between runs on a shared machine (docs/report.md)")
             self.slower.append(Slower(c, _evidence(c, e) + why, loss, e))
 
     @staticmethod
@@ -153,9 +156,10 @@ class BenchView:
         return why, ""
 
     def slower_names(self):
-        """The ops and workloads claimed slower, each once, in name order (the
-        answer line must not depend on which figure was worse this time)."""
-        return sorted(dict.fromkeys(s.cell.name for s in self.slower))
+        """The ops and workloads claimed slower that the answer line names, each
+        once, in name order (the answer line must not depend on which figure was
+        worse this time); contended per-op figures are listed, not named."""
+        return sorted(dict.fromkeys(s.cell.name for s in self.slower if rules.named_in_answer(s.cell.kind, s.cell.mode)))
 
     def answer_items(self):
         """The answer line's list: each name claimed slower with, in a few
@@ -163,7 +167,7 @@ class BenchView:
         codegen loss of its probes) or nothing does."""
         out = []
         for name in self.slower_names():
-            cells = [s for s in self.slower if s.cell.name == name]
+            cells = [s for s in self.slower if s.cell.name == name and rules.named_in_answer(s.cell.kind, s.cell.mode)]
             loss = next((s for s in cells if s.code_loss), None)
             if name in self.clauses:
                 out.append("%s (explained by code: %s)" % (name, self.clauses[name]))
