@@ -9,11 +9,14 @@ then renders, from those documents only, DIR/REPORT.md, DIR/index.html (+ its
 plots, *.png) and DIR/report.json; prints a progress line per stage on stderr
 and the verdict on stdout.  DIR also keeps run.json (what ran), each
 instrument's output in DIR/codegen, DIR/litmus, DIR/bench, and DIR/logs.
-  --quick        default: about three minutes on 2 cores (codegen --quick,
-                 200000 litmus iterations per test, bench --quick)
+  --quick        default: about a minute idle, three under load, on 2 cores
+                 (codegen --quick, 200000 litmus iterations per test, bench
+                 --quick --confirm: each candidate loss re-measured against
+                 the A/A control before it is claimed; docs/report.md)
   --full         everything: all clangs on the cross targets, 2000000
                  iterations, harnesses by gcc and clang, the kernel's own
                  litmus tests (../shared/litmus/lkmm) when present, full bench
+                 and every candidate confirmed with more rounds
   --out DIR      where the report goes (default $KATOMIC_BUILD/report;
                  with --from: the first --from DIR)
   --litmus DIR   also run the .litmus files in DIR (repeatable)
