@@ -192,7 +192,8 @@ class Check:
         self.check(lambda: has_line(r"^backend +harness +tests +passed +failed +forbidden seen", stdout),
                    "stdout: the litmus table")
         self.check(lambda: has_line(r"^Answer: " + ANSWER, stdout), "stdout: a one-line answer")
-        self.check(lambda: re.search(r"noise floor measured: (ops|workloads) \+-[0-9.]+", stdout.replace("\n    ", " ")),
+        self.check(lambda: re.search(r"noise floor measured: (ops|workloads) \+-[0-9.]+",
+                                     read(stdout).replace("\n    ", " ")),
                    "stdout: the noise floor the bench's confirmation measured")
         for s in STAGES:
             self.check(lambda: has_line(r"^katomic report: \[[123]/3\] %s: done" % s, stderr),
