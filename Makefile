@@ -183,9 +183,11 @@ check-json:
 	@PYTHONPATH=tools python3 -m katomic_tools.common.schema_check
 
 # The boot side of `katomic kernel` without a kernel (docs/kernel-boot.md):
-# the console judge on synthetic logs, the initramfs, /init, boot deadlines.
+# the console judge on synthetic logs, the initramfs, /init, boot deadlines;
+# the report's kernel section rendered from tests/json/kernel.json.
 check-kernel-boot:
 	@python3 tests/kernel/test-kernel-boot.py $(HAVE_CCS)
+	@python3 tests/kernel/test-kernel-report.py
 
 json-doc:
 	PYTHONPATH=tools python3 -m katomic_tools.common.schema --update-doc docs/json.md
