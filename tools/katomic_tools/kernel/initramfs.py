@@ -10,10 +10,9 @@ import os
 import subprocess
 
 from ..common import paths
+from . import KernelError
 
-
-class Error(Exception):
-    """One line saying what is wrong (the caller prints it and exits non-zero)."""
+Error = KernelError     # one line saying what is wrong (the driver prints it, exit 2)
 
 
 # The modules /init loads, and where a kernel build (O= directory) has them.
