@@ -18,7 +18,7 @@ class KernelView:
         self.kvm = doc["machine"]["kvm"]
         stock_ok = {(b["config"], b["cc"], b["smp"]) for b in self.boots
                     if b["variant"] == "stock" and b["passed"]}
-        self.c11 = [b for b in self.boots if b["variant"] == "c11"]
+        self.c11 = [b for b in self.boots if b["variant"] != "stock"]     # c11, c11fence
         self.c11_passed = [b for b in self.c11 if b["passed"]]
         # A C11 boot that failed where the stock kernel passed: the C11 atomics' fault.
         self.c11_regressions = [b for b in self.c11 if not b["passed"]
