@@ -273,7 +273,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 if outcome != "qemu-error" else res["outcome"] == outcome and "bad" in res["error"]
                 and "[qemu stderr]" in text, "boot.run: a guest that %s -> %s, log kept" % (what, outcome))
         if outcome == "poweroff":
-            t.check("-smp 1,maxcpus=2" in text and "console=ttyS0 panic=-1 katomic.torture_s=1" in text
+            t.check("-smp 1,maxcpus=2" in text and "console=ttyS0 panic=-1 katomic.torture_s=1 no_timer_check" in text
                     and "-no-reboot" in text, "boot.run: -smp string, -no-reboot, the command line")
         if outcome == "deadline":
             t.check(res["seconds"] < 10, "boot.run: the deadline kills the hung guest (%.1f s)" % res["seconds"])
