@@ -81,6 +81,7 @@ gen-check:
 	@AWK=$(AWK) sh gen/gen.sh $(BUILD)/gen-check
 	@diff -ru include/katomic/generated $(BUILD)/gen-check/include/katomic/generated && \
 	 diff -ru tests/generated $(BUILD)/gen-check/tests/generated && \
+	 diff -ru tools/kernel/generated $(BUILD)/gen-check/tools/kernel/generated && \
 	 echo 'gen-check: generated files are up to date' || \
 	 { echo 'gen-check: generated files are stale: run make gen and commit' >&2; exit 1; }
 
