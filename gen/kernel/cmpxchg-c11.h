@@ -22,19 +22,24 @@
  */
 #define __ka_c11_typecheck(ptr) compiletime_assert_atomic_type(*(ptr))
 
+/*
+ * The generic (not _n) builtins: the kernel also exchanges 8-byte structs
+ * (pmd_t, pud_t), which the _n forms reject.
+ */
 #undef arch_xchg
 #define arch_xchg(ptr, v) ({							\
 	__ka_c11_typecheck(ptr);						\
-	__unqual_scalar_typeof(*(ptr)) __ka_v = (v);				\
-	__atomic_exchange_n((ptr), __ka_v, __ATOMIC_SEQ_CST);			\
+	__unqual_scalar_typeof(*(ptr)) __ka_v = (v), __ka_r;			\
+	__atomic_exchange((ptr), &__ka_v, &__ka_r, __ATOMIC_SEQ_CST);		\
+	__ka_r;									\
 })
 
 #undef arch_cmpxchg
 #define arch_cmpxchg(ptr, old, new) ({						\
 	__ka_c11_typecheck(ptr);						\
 	__unqual_scalar_typeof(*(ptr)) __ka_o = (old), __ka_n = (new);		\
-	(void)__atomic_compare_exchange_n((ptr), &__ka_o, __ka_n, false,	\
-					  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
+	(void)__atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,	\
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
 	__ka_o;									\
 })
 
@@ -43,8 +48,8 @@
 #define arch_try_cmpxchg(ptr, pold, new) ({					\
 	__ka_c11_typecheck(ptr);						\
 	__unqual_scalar_typeof(*(ptr)) __ka_n = (new);				\
-	__atomic_compare_exchange_n((ptr),					\
-			(__unqual_scalar_typeof(*(ptr)) *)(pold), __ka_n, false,\
+	__atomic_compare_exchange((ptr),					\
+			(__unqual_scalar_typeof(*(ptr)) *)(pold), &__ka_n, false,\
 			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);			\
 })
 
