@@ -134,6 +134,37 @@ def check_applies(patch_text, tree):
     raise KernelError("%s: the patch does not apply: %s" % (tree, last[-1] if last else "patch failed"))
 
 
+def _touched(patch_text):
+    return re.findall(r"^\+\+\+ b/(\S+)", patch_text, re.M)
+
+
+def _refresh(src, patch_text, dest):
+    """Bring an existing patched copy up to a new patch: only the files whose
+    text changed are rewritten, so an O= build rebuilds only what they touch."""
+    check_applies(patch_text, src)
+    with tempfile.TemporaryDirectory(prefix="katomic-refresh-") as tmp:
+        for rel in _touched(patch_text):
+            if os.path.isfile(os.path.join(src, rel)):
+                os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+                shutil.copyfile(os.path.join(src, rel), os.path.join(tmp, rel))
+        r = subprocess.run(["patch", "-p1", "--batch", "-s", "-d", tmp], input=patch_text,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        if r.returncode != 0:
+            raise KernelError("%s: patch -p1 failed: %s" % (tmp, r.stdout.strip()[-200:]))
+        for rel in _touched(patch_text):
+            new, old = os.path.join(tmp, rel), os.path.join(dest, rel)
+            with open(new, "rb") as f:
+                text = f.read()
+            if os.path.isfile(old):
+                with open(old, "rb") as f:
+                    if f.read() == text:
+                        continue
+                os.unlink(old)      # never write through a hard link to the pristine tree
+            os.makedirs(os.path.dirname(old), exist_ok=True)
+            with open(old, "wb") as f:
+                f.write(text)
+
+
 def patched_tree(src, patch_text):
     """A copy of `src` with the patch applied, in KCACHE/trees/ (made once per patch)."""
     key = hashlib.sha256((os.path.abspath(src) + "\0" + patch_text).encode()).hexdigest()[:16]
@@ -145,6 +176,10 @@ def patched_tree(src, patch_text):
         with open(stamp) as f:
             if f.read().strip() == key:
                 return dest
+        _refresh(src, patch_text, dest)
+        with open(stamp, "w") as f:
+            f.write(key + "\n")
+        return dest
     check_applies(patch_text, src)
     tmp = dest + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)

@@ -94,12 +94,22 @@ static __always_inline bool ka_c11_test_and_change_bit(long nr, volatile unsigne
 {
 	return __ka_c11_bitop(__atomic_fetch_xor, nr, addr, __ka_m);
 }
-/* folio_end_read(): lock xorb + sets on the low byte (PG_locked and PG_waiters' byte). */
+/*
+ * folio_end_read(): lock xorb + sets on the low byte.  clang turns a constant
+ * mask that leaves bit 7 alone into "is the old byte negative", which its
+ * lock xor's flags do not say: a lock cmpxchg loop.  The empty asm hides the
+ * constant (one mov more); gcc folds it either way.
+ */
 static __always_inline bool ka_c11_xor_unlock_is_negative_byte(unsigned long mask,
 		volatile unsigned long *addr)
 {
-	return (signed char)__atomic_xor_fetch((volatile unsigned char *)addr,
-					      (unsigned char)mask, __ATOMIC_SEQ_CST) < 0;
+	unsigned char __ka_m = mask;
+
+#ifdef __clang__
+	asm("" : "+r"(__ka_m));
+#endif
+	return __atomic_xor_fetch((volatile signed char *)addr, (signed char)__ka_m,
+				  __ATOMIC_SEQ_CST) < 0;
 }
 
 #define arch_set_bit ka_c11_set_bit
