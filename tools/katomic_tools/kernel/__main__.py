@@ -165,7 +165,7 @@ def write_doc(out, doc):
 
 def boot_one(b, a, out):
     from . import boot, initramfs, judge
-    bdir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(b["bzimage"]))))
+    bdir = b["build_dir"]
     name = "%s-%s-%s" % (b["config"], b["cc"], b["variant"])
     odir = os.path.join(out, "boot", name)
     locks = a["locks"] if a["locks"] is not None else initramfs.DEFAULT_LOCKS
@@ -256,9 +256,11 @@ def main(argv):
             if v == "stock" or (cc, v) not in ok:
                 continue
             ob = ok[(cc, v)]
-            if ob["objtool_warnings"] > st["objtool_warnings"]:
-                bad.append("%s %s: %d objtool warnings, stock %d" % (cc, v, ob["objtool_warnings"],
-                                                                    st["objtool_warnings"]))
+            new_w = sorted(set(ob.get("objtool", [])) - set(st.get("objtool", [])))
+            ob["new_objtool_warnings"] = new_w
+            if new_w:
+                bad.append("%s %s: %d objtool warnings the stock build does not have, first: %s"
+                           % (cc, v, len(new_w), new_w[0]))
             if a["audit"]:
                 x = audit.compare(src, st["vmlinux"], ob["vmlinux"])
                 x.update(config=a["config"], cc=cc, variant=v)

@@ -123,12 +123,13 @@ def text_bytes(vmlinux):
     raise KernelError("%s: no .text section" % vmlinux)
 
 
-def objtool_warnings(log):
+def objtool_warnings(log, bdir):
+    """objtool's warning lines, without the build directory (stock and C11 compare)."""
     out = []
     with open(log, errors="replace") as f:
         for line in f:
             if "objtool" in line and "warning" in line:
-                out.append(line.strip())
+                out.append(line.strip().replace(bdir.rstrip("/") + "/", ""))
     return out
 
 
@@ -152,7 +153,7 @@ def build(tree, config, cc, variant, jobs=2):
     _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + CCS[cc][0], tree, log,
          "building %s-%s-%s" % (config, cc, variant))
     secs = round(time.time() - t0, 1)
-    warns = objtool_warnings(log)
+    warns = objtool_warnings(log, bdir)
     if not fresh:
         # An incremental make compiles only what changed: keep the full build's
         # time and the warnings of the objects not rebuilt.
