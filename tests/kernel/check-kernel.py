@@ -65,6 +65,22 @@ def main(argv):
         for l in bad:
             print("# " + l)
 
+    from katomic_tools.kernel import audit
+    from katomic_tools.kernel.__main__ import prune
+    bts = ["lock bts %rdi,(%rsi)", "setb %al", "ret"]
+    loop = ["mov (%rsi),%rax", "mov %rax,%rdx", "or %rcx,%rdx", "lock cmpxchg %rdx,(%rsi)", "jne ADDR <f>", "ret"]
+    t.check("cmpxchg loop" in audit.reason(bts, loop), "audit: a lock cmpxchg loop for one locked instruction is named")
+    t.check("reference loops" in audit.reason(loop, bts), "audit: one locked instruction for a loop is named")
+    t.check("extra locked instruction" in audit.reason(bts, bts + ["lock incl (%rdi)"]), "audit: an extra lock is named")
+    t.check("register allocation" in audit.reason(bts, ["mov %rdi,%rax"] + bts), "audit: same locks, more instructions")
+    t.check(audit.reason(None, bts).startswith("new out-of-line") and audit.reason(bts, None).startswith("gone"),
+            "audit: functions only in one kernel")
+    sch = {"type": "object", "additionalProperties": False, "properties": {
+        "a": {"type": "array", "items": {"$ref": "#/$defs/x"}}}, "$defs": {"x": {
+            "type": "object", "additionalProperties": False, "properties": {"k": {}}}}}
+    t.check(prune({"a": [{"k": 1, "extra": 2}], "b": 3}, sch) == {"a": [{"k": 1}]},
+            "kernel.json: fields the schema does not declare are dropped")
+
     r = cli(["--src", "/nonexistent/linux"])
     t.check(one_clear_line(r, "/nonexistent/linux"), "--src of a missing directory: one line, exit 2")
     r = cli(["--config", "huge"])
