@@ -9,6 +9,7 @@ fragment sets must survive `make olddefconfig`, else the build stops naming it.
 import json
 import os
 import re
+import resource
 import subprocess
 import time
 
@@ -133,6 +134,13 @@ def objtool_warnings(log, bdir):
     return out
 
 
+def _child_cpu():
+    """CPU seconds (user + system) of this process's finished children: the
+    cost of a build whatever else the shared machine runs."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def build(tree, config, cc, variant, jobs=2):
     """Configure and make; returns the kernel.json `builds` item (KernelError if it fails)."""
     check_tools(cc)
@@ -149,10 +157,10 @@ def build(tree, config, cc, variant, jobs=2):
     fresh = not os.path.isfile(vmlinux) or not old
     log = os.path.join(bdir, "katomic-build.log")
     open(log, "w").close()
-    t0 = time.time()
+    t0, c0 = time.time(), _child_cpu()
     _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + CCS[cc][0], tree, log,
          "building %s-%s-%s" % (config, cc, variant))
-    secs = round(time.time() - t0, 1)
+    secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
     if not fresh:
         # An incremental make compiles only what changed: keep the full build's
@@ -160,6 +168,7 @@ def build(tree, config, cc, variant, jobs=2):
         warns = sorted(set(old.get("objtool", [])) | set(warns))
     rec = {"config": config, "cc": cc, "variant": variant, "ok": True,
            "build_s": secs if fresh else old.get("build_s", secs), "last_make_s": secs,
+           "build_cpu_s": cpu if fresh else old.get("build_cpu_s"),
            "objtool_warnings": len(warns), "objtool": warns,
            "text_bytes": text_bytes(vmlinux), "bzimage": os.path.join(bdir, "arch/x86/boot/bzImage"),
            "vmlinux": vmlinux, "build_dir": bdir, "tree": tree,
