@@ -100,41 +100,65 @@ def smp_locks(vmlinux):
     return 0
 
 
+_CALLEE = re.compile(r"<([^>+]+)")
+
+
+def _callees(body, self_name):
+    """Functions called (or tail-called) by `body`."""
+    out = collections.Counter()
+    for i in body:
+        op = i.split(" ", 1)[0]
+        if op.startswith("call") or op == "jmp":
+            m = _CALLEE.search(i)
+            if m and m.group(1) != self_name.split("#")[0]:
+                out[m.group(1)] += 1
+    return out
+
+
 def _feat(body):
-    calls = collections.Counter(re.sub(r"^call\S* ", "", i) for i in body if i.startswith("call"))
     return {"n": len(body), "lock": sum(1 for i in body if is_lock(i)),
             "cmpxchg": sum(1 for i in body if is_lock(i) and "cmpxchg" in i),
-            "fence": sum(1 for i in body if i.split(" ")[0] in ("mfence", "lfence", "sfence")),
-            "calls": calls}
+            "fence": sum(1 for i in body if i.split(" ")[0] in ("mfence", "lfence", "sfence"))}
 
 
-def reason(old, new, delta=None):
-    """The reason group of one function's change (the user-space audit's words)."""
+def reason(old, new, name="", fa=None, fb=None):
+    """The reason group of one function's change (the user-space audit's words).
+    fa/fb (all functions of each kernel) let a change of inlining carry the
+    locked instructions of the callee it inlined or stopped inlining."""
     if old is None:
         return "new out-of-line function (inlining changed)"
     if new is None:
         return "gone: inlined into its callers"
+    fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
+    ca, cb = _callees(old, name), _callees(new, name)
+    inlined = sorted(set(ca) - set(cb))
+    outlined = sorted(set(cb) - set(ca))
+    dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
+    for fn in inlined:          # its body now in this one: so are its locks
+        f = _feat(fa.get(fn, []))
+        dlock, dcas = dlock - f["lock"], dcas - f["cmpxchg"]
+    for fn in outlined:
+        f = _feat(fb.get(fn, []))
+        dlock, dcas = dlock + f["lock"], dcas + f["cmpxchg"]
     why = []
-    if b["cmpxchg"] > a["cmpxchg"]:
+    if inlined or outlined:
+        why.append("inlining changed (%s)" % ", ".join(
+            ["%s inlined" % f for f in inlined[:3]] + ["calls %s" % f for f in outlined[:3]]))
+    if any(f.startswith("__atomic") or f.startswith("__sync") for f in outlined):
+        why.append("out-of-line call")
+    if dcas > 0:
         why.append("cmpxchg loop where the reference has one locked instruction")
-    elif b["cmpxchg"] < a["cmpxchg"]:
+    elif dcas < 0:
         why.append("one locked instruction where the reference loops")
     if b["fence"] > a["fence"]:
         why.append("extra fence")
     elif b["fence"] < a["fence"]:
         why.append("fewer fences")
-    if b["lock"] > a["lock"]:
+    if dlock > 0 and dcas <= 0:
         why.append("extra locked instruction")
-    elif b["lock"] < a["lock"]:
+    elif dlock < 0 and dcas >= 0:
         why.append("fewer locked instructions")
-    new_calls = set(b["calls"]) - set(a["calls"])
-    gone_calls = set(a["calls"]) - set(b["calls"])
-    if any(c.startswith("<__atomic") or c.startswith("<__sync") for c in new_calls):
-        why.append("out-of-line call")
-    elif new_calls or gone_calls:
-        why.append("inlining changed (calls %s)" % ", ".join(
-            ["+" + c.strip("<>") for c in sorted(new_calls)[:3]] + ["-" + c.strip("<>") for c in sorted(gone_calls)[:3]]))
     d = b["n"] - a["n"]
     if not why:
         if d > 0:
@@ -156,7 +180,7 @@ def compare(tree, stock_vmlinux, c11_vmlinux):
 
     def row(x):
         return {"fn": x["fn"], "old": x["old"], "new": x["new"], "delta": x["delta"],
-                "reason": reason(fa.get(x["fn"]), fb.get(x["fn"]))}
+                "reason": reason(fa.get(x["fn"]), fb.get(x["fn"]), x["fn"], fa, fb)}
     out = {"bloat": {"total_before": b["total_before"], "total_after": b["total_after"],
                      "total_delta": b["total_delta"], "grown": b["grown"], "shrunk": b["shrunk"],
                      "top_grown": [row(x) for x in b["grown_rows"][:TOP]],
@@ -180,7 +204,7 @@ def compare(tree, stock_vmlinux, c11_vmlinux):
                     "insns_stock": len(old or []), "insns_c11": len(new or []),
                     "locks_stock": sum(1 for i in old or [] if is_lock(i)),
                     "locks_c11": sum(1 for i in new or [] if is_lock(i)),
-                    "reason": reason(old, new), "diff": "\n".join(diff[:DIFF_LINES])})
+                    "reason": reason(old, new, fn, fa, fb), "diff": "\n".join(diff[:DIFF_LINES])})
     sizes = {x["fn"]: x["delta"] for x in b["grown_rows"] + b["shrunk_rows"]}
     for f in fns:
         f["delta"] = sizes.get(f["fn"], 0)
