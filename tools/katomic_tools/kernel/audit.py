@@ -22,6 +22,8 @@ DIFFS = 12          # functions with an instruction diff
 DIFF_LINES = 80     # lines of diff kept per function
 
 _ADDR = re.compile(r"\b[0-9a-f]{16}\b|\b0x[0-9a-f]+\b")
+_RELOC = re.compile(r"^\s+[0-9a-f]+: R_X86_64_\w+\s+(\S+)")
+_BRANCH = re.compile(r"^((?:j\w+|call\w*)) [0-9a-f]+ ")
 _SYMOFF = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
 
 
@@ -54,13 +56,20 @@ def bloat(tree, old, new):
 
 
 def disassemble(vmlinux):
-    """{function: [normalised instruction]} of every executable section."""
+    """{function: [normalised instruction]} of every executable section
+    (of a vmlinux, or of one object file)."""
     need_tool("objdump", "binutils")
-    p = subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
+    # -r: in an object file (not linked) a call's target is its relocation.
+    p = subprocess.Popen(["objdump", "-dr", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
                          universal_newlines=True, errors="replace")
     funcs = collections.OrderedDict()
     cur = None
     for line in p.stdout:
+        m = _RELOC.match(line)
+        if m:
+            if cur and cur[-1].split(" ", 1)[0] in ("call", "jmp"):
+                cur[-1] = "%s ADDR <%s>" % (cur[-1].split(" ", 1)[0], re.split(r"[-+]0x", m.group(1))[0])
+            continue
         if line.endswith(">:\n"):
             name = line[line.index("<") + 1:-3]
             key, n = name, 1
@@ -76,6 +85,7 @@ def disassemble(vmlinux):
             continue
         ins = _SYMOFF.sub(lambda m: "<%s>" % m.group(1), ins)
         ins = _ADDR.sub("ADDR", re.sub(r"\s+", " ", ins))
+        ins = _BRANCH.sub(r"\1 ADDR ", ins)      # an object file's short branch targets
         cur.append(ins)
     if p.wait() != 0:
         raise KernelError("objdump -d %s failed" % vmlinux)
