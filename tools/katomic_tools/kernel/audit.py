@@ -220,3 +220,30 @@ def compare(tree, stock_vmlinux, c11_vmlinux):
         f["delta"] = sizes.get(f["fn"], 0)
     out["functions"] = fns
     return out
+
+
+def compare_objects(tree, stock_dir, c11_dir, objects):
+    """The audit over some object files of two build dirs (a partial audit,
+    for when a whole stock vmlinux is not built): rows and counts summed."""
+    acc = None
+    for rel in objects:
+        x = compare(tree, os.path.join(stock_dir, rel), os.path.join(c11_dir, rel))
+        if acc is None:
+            acc = x
+            acc["objects"] = [rel]
+            continue
+        acc["objects"].append(rel)
+        b, xb = acc["bloat"], x["bloat"]
+        for k in ("total_before", "total_after", "total_delta", "grown", "shrunk"):
+            b[k] += xb[k]
+        b["top_grown"] = sorted(b["top_grown"] + xb["top_grown"], key=lambda r: -r["delta"])[:TOP]
+        b["top_shrunk"] = sorted(b["top_shrunk"] + xb["top_shrunk"], key=lambda r: r["delta"])[:TOP]
+        b["grown_over_16"] = sorted(b["grown_over_16"] + xb["grown_over_16"], key=lambda r: -r["delta"])
+        for k in ("lock_prefixes", "smp_locks"):
+            for v in ("stock", "c11"):
+                acc[k][v] += x[k][v]
+        acc["atomics_changed"] += x["atomics_changed"]
+        acc["functions"] = sorted(acc["functions"] + x["functions"],
+                                  key=lambda f: (-abs(f["locks_c11"] - f["locks_stock"]),
+                                                 -abs(f["insns_c11"] - f["insns_stock"])))[:DIFFS]
+    return acc
