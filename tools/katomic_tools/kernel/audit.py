@@ -142,8 +142,14 @@ def reason(old, new, name="", fa=None, fb=None):
     fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
     ca, cb = _callees(old, name), _callees(new, name)
-    inlined = sorted(set(ca) - set(cb))
-    outlined = sorted(set(cb) - set(ca))
+    # A callee no longer called that is gone from the C11 kernel was inlined;
+    # one still there is simply not called (a check folded away, a path cut).
+    gone = sorted(set(ca) - set(cb))
+    inlined = [f for f in gone if f not in fb or not fb]
+    dropped = [f for f in gone if f not in inlined]
+    added = sorted(set(cb) - set(ca))
+    outlined = [f for f in added if f not in fa or not fa]
+    more = [f for f in added if f not in outlined]
     dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
     for fn in inlined:          # its body now in this one: so are its locks
         f = _feat(fa.get(fn, []))
@@ -154,8 +160,11 @@ def reason(old, new, name="", fa=None, fb=None):
     why = []
     if inlined or outlined:
         why.append("inlining changed (%s)" % ", ".join(
-            ["%s inlined" % f for f in inlined[:3]] + ["calls %s" % f for f in outlined[:3]]))
-    if any(f.startswith("__atomic") or f.startswith("__sync") for f in outlined):
+            ["%s inlined" % f for f in inlined[:3]] + ["calls %s out of line" % f for f in outlined[:3]]))
+    if dropped or more:
+        why.append("other calls (%s)" % ", ".join(
+            ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
+    if any(f.startswith("__atomic") or f.startswith("__sync") for f in added):
         why.append("out-of-line call")
     if dcas > 0:
         why.append("cmpxchg loop where the reference has one locked instruction")
