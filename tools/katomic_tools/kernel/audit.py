@@ -22,7 +22,7 @@ DIFFS = 12          # functions with an instruction diff
 DIFF_LINES = 80     # lines of diff kept per function
 
 _ADDR = re.compile(r"\b[0-9a-f]{16}\b|\b0x[0-9a-f]+\b")
-_RELOC = re.compile(r"^\s+[0-9a-f]+: R_X86_64_\w+\s+(\S+)")
+_RELOC = re.compile(r"^\s+[0-9a-f]+: (R_X86_64_\w+)\s+(\S+)")
 _BRANCH = re.compile(r"^((?:j\w+|call\w*)) [0-9a-f]+ ")
 _SYMOFF = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
 
@@ -59,19 +59,36 @@ def disassemble(vmlinux):
     """{function: [normalised instruction]} of every executable section
     (of a vmlinux, or of one object file)."""
     need_tool("objdump", "binutils")
-    # -r: in an object file (not linked) a call's target is its relocation.
-    p = subprocess.Popen(["objdump", "-dr", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
-                         universal_newlines=True, errors="replace")
+    # -r: in an object file (not linked) a call's target is its relocation;
+    # one to a static function names its section (.text+0x62c): resolved
+    # from the function addresses of the first pass.
+    r = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
+                       universal_newlines=True, errors="replace")
+    if r.returncode != 0:
+        raise KernelError("objdump -d %s failed" % vmlinux)
+    lines = r.stdout.splitlines()
+    starts, sec = {}, ""
+    for line in lines:
+        if line.startswith("Disassembly of section "):
+            sec = line[len("Disassembly of section "):].rstrip(":")
+        elif line.endswith(">:") and "<" in line:
+            starts[(sec, int(line.split(" ", 1)[0], 16))] = line[line.index("<") + 1:-2]
     funcs = collections.OrderedDict()
     cur = None
-    for line in p.stdout:
+    for line in lines:
         m = _RELOC.match(line)
         if m:
             if cur and cur[-1].split(" ", 1)[0] in ("call", "jmp"):
-                cur[-1] = "%s ADDR <%s>" % (cur[-1].split(" ", 1)[0], re.split(r"[-+]0x", m.group(1))[0])
+                target = m.group(2)
+                sm = re.match(r"(\.[\w.]+)([-+]0x[0-9a-f]+)$", target)
+                if sm:      # section + addend; the addend counts from the next instruction (-4)
+                    target = starts.get((sm.group(1), int(sm.group(2), 16) + 4), sm.group(1))
+                else:
+                    target = re.split(r"[-+]0x", target)[0]
+                cur[-1] = "%s ADDR <%s>" % (cur[-1].split(" ", 1)[0], target)
             continue
-        if line.endswith(">:\n"):
-            name = line[line.index("<") + 1:-3]
+        if line.endswith(">:") and "<" in line:
+            name = line[line.index("<") + 1:-2]
             key, n = name, 1
             while key in funcs:
                 n += 1
@@ -87,8 +104,6 @@ def disassemble(vmlinux):
         ins = _ADDR.sub("ADDR", re.sub(r"\s+", " ", ins))
         ins = _BRANCH.sub(r"\1 ADDR ", ins)      # an object file's short branch targets
         cur.append(ins)
-    if p.wait() != 0:
-        raise KernelError("objdump -d %s failed" % vmlinux)
     return funcs
 
 
