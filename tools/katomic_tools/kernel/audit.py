@@ -157,13 +157,14 @@ def reason(old, new, name="", fa=None, fb=None):
     fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
     ca, cb = _callees(old, name), _callees(new, name)
-    # A callee no longer called that is gone from the C11 kernel was inlined;
-    # one still there is simply not called (a check folded away, a path cut).
+    # A callee of this kernel no longer called here was inlined here (its
+    # locked instructions came with it); a callee outside it (an object
+    # file's external) is simply not called any more (a check folded away).
     gone = sorted(set(ca) - set(cb))
-    inlined = [f for f in gone if f not in fb or not fb]
+    inlined = [f for f in gone if f in fa]
     dropped = [f for f in gone if f not in inlined]
     added = sorted(set(cb) - set(ca))
-    outlined = [f for f in added if f not in fa or not fa]
+    outlined = [f for f in added if f in fb]
     more = [f for f in added if f not in outlined]
     dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
     for fn in inlined:          # its body now in this one: so are its locks
