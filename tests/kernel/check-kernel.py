@@ -75,6 +75,17 @@ def main(argv):
     t.check("register allocation" in audit.reason(bts, ["mov %rdi,%rax"] + bts), "audit: same locks, more instructions")
     t.check(audit.reason(None, bts).startswith("new out-of-line") and audit.reason(bts, None).startswith("gone"),
             "audit: functions only in one kernel")
+    import tempfile as _t
+    fake = _t.mkdtemp(prefix="katomic-bloat-")
+    os.makedirs(os.path.join(fake, "scripts"))
+    with open(os.path.join(fake, "scripts", "bloat-o-meter"), "w") as f:
+        f.write("print('add/remove: 0/0 grow/shrink: 1/1 up/down: 34/-4 (30)')\n"
+                "print('Function old new delta')\nprint('grows 301 335 +34')\nprint('shrinks 55 51 -4')\n"
+                "print('Total: Before=16906, After=16936, chg +0.18%')\n")
+    bl = audit.bloat(fake, "a", "b")
+    shutil.rmtree(fake)
+    t.check(bl["grown"] == 1 and bl["shrunk"] == 1 and bl["total_delta"] == 30 and bl["grown_rows"][0]["delta"] == 34,
+            "audit: bloat-o-meter's +N and -N rows and its total are read")
     sch = {"type": "object", "additionalProperties": False, "properties": {
         "a": {"type": "array", "items": {"$ref": "#/$defs/x"}}}, "$defs": {"x": {
             "type": "object", "additionalProperties": False, "properties": {"k": {}}}}}

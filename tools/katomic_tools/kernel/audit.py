@@ -44,7 +44,7 @@ def bloat(tree, old, new):
             before, after = int(m.group(1)), int(m.group(2))
             continue
         f = line.split()
-        if len(f) == 4 and re.match(r"-?\d+$", f[3]) and f[0] != "Function":
+        if len(f) == 4 and re.match(r"[-+]?\d+$", f[3]) and f[0] != "Function":
             rows.append({"fn": f[0], "old": int(f[1]) if f[1] != "-" else 0,
                          "new": int(f[2]) if f[2] != "-" else 0, "delta": int(f[3])})
     if before is None:
