@@ -154,6 +154,16 @@ def main(argv):
         os.unlink(os.path.join(bad, ASM, "barrier.h"))
         r = cli(["--patch", "--src", bad])
         t.check(one_clear_line(r, ASM + "/barrier.h", "missing"), "a tree without barrier.h: one line, exit 2")
+        bindir = os.path.join(tmp, "bin")     # every tool but the compiler
+        os.makedirs(bindir)
+        for tool in ("diff", "patch", "make", "flex", "bison", "bc", "perl", "objdump", "cpio", "xz"):
+            p = shutil.which(tool)
+            if p:
+                os.symlink(p, os.path.join(bindir, tool))
+        r = cli(["--cc", "gcc", "--no-boot"], env={"PATH": bindir})
+        t.check(one_clear_line(r, "gcc-12 not found", "apt-get install gcc-12"),
+                "the compiler missing: one line naming the package, exit 2, before any build (%s)"
+                % r.stderr.strip()[:100])
         r = cli(["--apply", pfile, "--src", bad], env={"PATH": os.path.join(tmp, "empty")})
         t.check(one_clear_line(r, "patch not found", "apt-get install patch"),
                 "patch(1) missing: one line naming the package, exit 2")
