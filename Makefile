@@ -52,6 +52,7 @@ help:
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
+	@echo '  check-kernel      the generated kernel arch layer in user space, the kernel patch vs linux-source-6.12, bad input'
 	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
 	@echo 'make check-install-tools  the installed katomic (litmus, report --quick) with the source tree deleted (CI)'
@@ -69,7 +70,8 @@ help:
 	@echo 'make litmus-ceiling the litmus rates this CPU'"'"'s cache coherence allows (a benchmark)'
 	@echo 'make bench-aa       A/A control for katomic bench (c11 slots built from the asm backend): katomic bench --aa'
 	@echo 'make codegen        the code-generation audit into $(BUILD)/codegen; check-codegen: regression guard (CI)'
-	@echo 'make gen            regenerate include/katomic/generated/ and tests/generated/'
+	@echo 'make kernel         katomic kernel: Linux built stock and on C11 atomics, booted, audited (KERNEL_ARGS=--quick; docs/kernel.md)'
+	@echo 'make gen            regenerate include/katomic/generated/, tests/generated/ and tools/kernel/generated/'
 	@echo 'make json-doc       rewrite docs/json.md'"'"'s field tables from tools/schema/'
 	@echo 'make install        headers, katomic.pc, the CMake package, bin/katomic and share/katomic (the instruments)'
 	@echo 'make uninstall      removes all of it (the installed CLI'"'"'s cache, ~/.cache/katomic, is the user'"'"'s)'
@@ -84,6 +86,7 @@ gen-check:
 	@AWK=$(AWK) sh gen/gen.sh $(BUILD)/gen-check
 	@diff -ru include/katomic/generated $(BUILD)/gen-check/include/katomic/generated && \
 	 diff -ru tests/generated $(BUILD)/gen-check/tests/generated && \
+	 diff -ru tools/kernel/generated $(BUILD)/gen-check/tools/kernel/generated && \
 	 echo 'gen-check: generated files are up to date' || \
 	 { echo 'gen-check: generated files are stale: run make gen and commit' >&2; exit 1; }
 
@@ -125,6 +128,7 @@ include tools/codegen/codegen.mk
 include bench/bench.mk
 include tools/report/report.mk
 include tools/up/up.mk
+include tools/kernel/kernel.mk
 
 check-unit: $(UNIT_BINS)
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')

@@ -24,3 +24,9 @@ gen gen-names.awk "$tst/.names-stamp" -v OUT="$inc" -v TEST="$tst/names.c" -v TE
 rm -f "$tst/.names-stamp"
 gen gen-tests.awk "$tst/atomic-ops.c"
 mkdir -p "$root/tools/codegen/generated" && gen gen-probes.awk "$root/tools/codegen/generated/probes.c"
+# The Linux kernel's x86-64 arch atomic layer on C11 (`katomic kernel`).
+kasm=$root/tools/kernel/generated/arch/x86/include/asm
+mkdir -p "$kasm"
+for part in atomic atomic64 cmpxchg bitops barrier; do
+	gen gen-kernel.awk "$kasm/$part-c11.h" -v PART=$part -v KDIR="$here/kernel"
+done

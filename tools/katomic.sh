@@ -6,6 +6,7 @@
 #   katomic bench   [options]                  per-op and workload benchmarks
 #   katomic report  [--quick|--full] [--out DIR] [--from DIR]  all of it, as one page
 #   katomic uplocks [--list] [--dry-run] PROG...   record PROG's lock prefixes (<katomic/up.h>)
+#   katomic kernel  [--quick|--full] [--patch] [--src DIR] ...  the Linux kernel on C11 atomics
 set -u
 
 # Where the instruments are (ROOT: tools/, bench/, tests/litmus/, include/,
@@ -31,7 +32,7 @@ fi
 export KATOMIC_ROOT=$root KATOMIC_BUILD=$build KATOMIC_INCLUDE=${KATOMIC_INCLUDE:-$root/include}
 
 usage() {
-	sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,10s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -41,7 +42,7 @@ case $cmd in
 litmus)
 	[ -x "$build/katomic-litmus" ] || make -s -C "$root" BUILD="$build" litmus >&2 || exit 1
 	exec "$build/katomic-litmus" "$@" ;;
-codegen|bench|report)
+codegen|bench|report|kernel)
 	impl=$root/tools/$cmd/$cmd.sh
 	if [ ! -f "$impl" ]; then
 		echo "katomic: '$cmd' is not built yet in this version" >&2
@@ -54,6 +55,6 @@ uplocks)
 -h|--help|help)
 	usage ;;
 *)
-	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks)" >&2
+	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks, kernel)" >&2
 	exit 2 ;;
 esac

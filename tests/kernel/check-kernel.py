@@ -1,0 +1,174 @@
+"""make check-kernel: `katomic kernel`'s fast checks, no kernel build (TAP-like).
+
+ - the generated arch layer compiled in user space against stand-ins for the
+   kernel's types (tests/kernel/mock-c11.c) and run, per compiler;
+ - with Debian's linux-source-6.12 (else skipped with a note): the patch is
+   made and applies (patch -p1 --dry-run), the C11 layer provides every
+   arch_atomic op the stock x86 layer does, and each of its ops is one the
+   kernel's fallback header knows;
+ - bad input: a tree where the patch does not apply, a missing tool, a missing
+   --src: one line naming the file (and hunk), exit 2, no traceback.
+usage: check-kernel.py BUILD_DIR CC...
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from katomic_tools.common.tap import Tap            # noqa: E402
+from katomic_tools.kernel import KernelError, patch, tree  # noqa: E402
+
+ASM = "arch/x86/include/asm"
+GEN = os.path.join(ROOT, "tools", "kernel", "generated", ASM)
+
+
+def cli(args, env=None):
+    e = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tools"))
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "katomic_tools.kernel"] + args, env=e,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+
+
+def one_clear_line(r, *words):
+    lines = r.stderr.strip().splitlines()
+    return (r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr
+            and all(w in lines[0] for w in words))
+
+
+def ops(text, pfx):
+    return set(re.findall(r"^#define (arch_%s_\w+) " % pfx, text, re.M)) | \
+        set(re.findall(r"^static __always_inline [\w ]+? \*?(arch_%s_\w+)\(" % pfx, text, re.M))
+
+
+def main(argv):
+    build, ccs = argv[0], argv[1:]
+    t = Tap()
+    os.makedirs(build, exist_ok=True)
+    for cc in ccs:
+        exe = os.path.join(build, "mock-c11-" + os.path.basename(cc))
+        r = subprocess.run([cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-I", GEN, "-o", exe,
+                            os.path.join(HERE, "mock-c11.c")], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        if not t.check(r.returncode == 0, "%s compiles the generated kernel headers against the stand-ins" % cc):
+            print("# " + r.stdout.strip().replace("\n", "\n# "))
+            continue
+        r = subprocess.run([exe], stdout=subprocess.PIPE, universal_newlines=True)
+        bad = [l for l in r.stdout.splitlines() if l.startswith("not ok")]
+        t.check(r.returncode == 0 and not bad and re.search(r"^1\.\.\d+$", r.stdout, re.M),
+                "%s: every operation of the generated layer gives the kernel's result (%s)"
+                % (cc, (r.stdout.strip().splitlines() or ["no output"])[-1]))
+        for l in bad:
+            print("# " + l)
+
+    from katomic_tools.kernel import audit
+    from katomic_tools.kernel.__main__ import prune
+    bts = ["lock bts %rdi,(%rsi)", "setb %al", "ret"]
+    loop = ["mov (%rsi),%rax", "mov %rax,%rdx", "or %rcx,%rdx", "lock cmpxchg %rdx,(%rsi)", "jne ADDR <f>", "ret"]
+    t.check("cmpxchg loop" in audit.reason(bts, loop), "audit: a lock cmpxchg loop for one locked instruction is named")
+    t.check("reference loops" in audit.reason(loop, bts), "audit: one locked instruction for a loop is named")
+    t.check("extra locked instruction" in audit.reason(bts, bts + ["lock incl (%rdi)"]), "audit: an extra lock is named")
+    t.check("register allocation" in audit.reason(bts, ["mov %rdi,%rax"] + bts), "audit: same locks, more instructions")
+    t.check(audit.reason(None, bts).startswith("new out-of-line") and audit.reason(bts, None).startswith("gone"),
+            "audit: functions only in one kernel")
+    import tempfile as _t
+    fake = _t.mkdtemp(prefix="katomic-bloat-")
+    os.makedirs(os.path.join(fake, "scripts"))
+    with open(os.path.join(fake, "scripts", "bloat-o-meter"), "w") as f:
+        f.write("print('add/remove: 0/0 grow/shrink: 1/1 up/down: 34/-4 (30)')\n"
+                "print('Function old new delta')\nprint('grows 301 335 +34')\nprint('shrinks 55 51 -4')\n"
+                "print('Total: Before=16906, After=16936, chg +0.18%')\n")
+    bl = audit.bloat(fake, "a", "b")
+    shutil.rmtree(fake)
+    t.check(bl["grown"] == 1 and bl["shrunk"] == 1 and bl["total_delta"] == 30 and bl["grown_rows"][0]["delta"] == 34,
+            "audit: bloat-o-meter's +N and -N rows and its total are read")
+    sch = {"type": "object", "additionalProperties": False, "properties": {
+        "a": {"type": "array", "items": {"$ref": "#/$defs/x"}}}, "$defs": {"x": {
+            "type": "object", "additionalProperties": False, "properties": {"k": {}}}}}
+    t.check(prune({"a": [{"k": 1, "extra": 2}], "b": 3}, sch) == {"a": [{"k": 1}]},
+            "kernel.json: fields the schema does not declare are dropped")
+
+    r = cli(["--src", "/nonexistent/linux"])
+    t.check(one_clear_line(r, "/nonexistent/linux"), "--src of a missing directory: one line, exit 2")
+    r = cli(["--config", "huge"])
+    t.check(one_clear_line(r, "--config huge"), "an unknown --config: one line, exit 2")
+
+    try:
+        src = tree.pristine()
+    except KernelError as e:
+        print("# note: %s: the patch checks are skipped" % e)
+        return t.summary()
+    text = patch.make(src)
+    t.check(text.count("\ndiff -urN ") + text.startswith("diff -urN ") >= 11,
+            "the patch is made from %s (%d lines)" % (src, len(text.splitlines())))
+    try:
+        patch.check_applies(text, src)
+        applies = True
+    except KernelError as e:
+        print("# " + str(e))
+        applies = False
+    t.check(applies, "it applies with patch -p1 (dry run) to the pristine tree")
+    t.check(patch.make(src) == text, "it is the same patch when made twice")
+
+    fb = open(os.path.join(src, "include/linux/atomic/atomic-arch-fallback.h")).read()
+    for name, pfx, stock_files in (("atomic-c11.h", "atomic", ["atomic.h"]),
+                                   ("atomic64-c11.h", "atomic64", ["atomic64_64.h"])):
+        ours = ops(open(os.path.join(GEN, name)).read(), pfx)
+        stock = set()
+        for f in stock_files:
+            stock |= ops(open(os.path.join(src, ASM, f)).read(), pfx)
+        t.check(stock and stock <= ours, "%s provides every arch_%s op of the stock x86 layer (%d of %d; missing: %s)"
+                % (name, pfx, len(stock & ours), len(stock), ", ".join(sorted(stock - ours)) or "none"))
+        unknown = sorted(o for o in ours if not re.search(r"\b%s\b" % o, fb))
+        t.check(not unknown, "each of its %d ops is one atomic-arch-fallback.h uses (unknown: %s)"
+                % (len(ours), ", ".join(unknown) or "none"))
+
+    with tempfile.TemporaryDirectory(prefix="katomic-badtree-") as tmp:
+        bad = os.path.join(tmp, "linux")
+        for rel in [e[0] for e in patch.EDITS] + ["Makefile", "include/linux/atomic/atomic-arch-fallback.h"]:
+            os.makedirs(os.path.dirname(os.path.join(bad, rel)), exist_ok=True)
+            shutil.copyfile(os.path.join(src, rel), os.path.join(bad, rel))
+        pfile = os.path.join(tmp, "katomic.patch")
+        with open(pfile, "w") as f:
+            f.write(text)
+        r = cli(["--apply", pfile, "--src", bad])
+        t.check(r.returncode == 0, "the saved patch applies to a copy of the touched files")
+        cm = os.path.join(bad, ASM, "cmpxchg.h")
+        with open(cm) as f:
+            s = f.read()
+        with open(cm, "w") as f:
+            f.write(s.replace("#endif\t/* ASM_X86_CMPXCHG_H */", "#endif /* changed */"))
+        r = cli(["--apply", pfile, "--src", bad])
+        t.check(one_clear_line(r, ASM + "/cmpxchg.h", "hunk #1"),
+                "a tree where it does not apply: one line naming the file and hunk, exit 2 (%s)"
+                % r.stderr.strip()[:160])
+        r = cli(["--patch", "--src", bad])
+        t.check(one_clear_line(r, ASM + "/cmpxchg.h", "no line matches"),
+                "making the patch for that tree: one line naming the file, exit 2")
+        with open(cm, "w") as f:
+            f.write(s)
+        os.unlink(os.path.join(bad, ASM, "barrier.h"))
+        r = cli(["--patch", "--src", bad])
+        t.check(one_clear_line(r, ASM + "/barrier.h", "missing"), "a tree without barrier.h: one line, exit 2")
+        bindir = os.path.join(tmp, "bin")     # every tool but the compiler
+        os.makedirs(bindir)
+        for tool in ("diff", "patch", "make", "flex", "bison", "bc", "perl", "objdump", "cpio", "xz"):
+            p = shutil.which(tool)
+            if p:
+                os.symlink(p, os.path.join(bindir, tool))
+        r = cli(["--cc", "gcc", "--no-boot"], env={"PATH": bindir})
+        t.check(one_clear_line(r, "gcc-12 not found", "apt-get install gcc-12"),
+                "the compiler missing: one line naming the package, exit 2, before any build (%s)"
+                % r.stderr.strip()[:100])
+        r = cli(["--apply", pfile, "--src", bad], env={"PATH": os.path.join(tmp, "empty")})
+        t.check(one_clear_line(r, "patch not found", "apt-get install patch"),
+                "patch(1) missing: one line naming the package, exit 2")
+    return t.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,332 @@
+"""katomic kernel: build the Linux kernel stock and on katomic's C11 atomics,
+boot each under qemu, audit the code (docs/kernel.md).
+
+usage: katomic kernel [--src DIR] [--config small|defconfig] [--cc gcc,clang]
+                      [--variant stock,c11[,c11fence]] [--smp 2,1] [--torture-s N]
+                      [--quick|--full] [--no-boot] [--no-audit] [--jobs N] [--out DIR]
+       katomic kernel --audit-objects "kernel/fork.o mm/slub.o ..." [--cc gcc]
+                      a partial audit of those objects of existing stock and C11 builds
+       katomic kernel --patch [--src DIR]            print the patch
+       katomic kernel --apply FILE [--src DIR]       check that a saved patch applies (dry run)
+  --quick: gcc, C11 only, -smp 2, self-tests + 10 s of locktorture (CI)
+  --full (default): gcc and clang, stock and C11, -smp 2 and 1, all torture tests, the audit
+Writes OUT/kernel.json (tools/schema/kernel.schema.json) and OUT/kernel-audit.md;
+OUT defaults to build/kernel.  Exit 0: everything built, booted and passed.
+"""
+import json
+import os
+import platform
+import sys
+import time
+
+from . import KernelError, audit, build, patch, tree
+from ..common import paths
+
+KEPT_ASM = [
+    {"what": "arch_cmpxchg_local, arch_try_cmpxchg_local, arch_cmpxchg64_local, arch_cmpxchg128_local",
+     "why": "cmpxchg without the lock prefix, atomic against this CPU only: C11 has no order or scope for it"},
+    {"what": "arch_cmpxchg128, arch_try_cmpxchg128",
+     "why": "gcc lowers 16-byte __atomic builtins to libatomic calls (__atomic_compare_exchange_16) even "
+            "with -mcx16, and the kernel has no libatomic; cmpxchg16b's presence is a run-time check"},
+    {"what": "the non-atomic bitops (__set_bit, __test_and_clear_bit, ...), test_bit, ffs/fls",
+     "why": "not atomics: bt/bts/btr on a bit string, bsf/bsr; they stay the kernel's"},
+    {"what": "callers that use lock-prefixed asm themselves (qspinlock's lock btsl in "
+             "queued_fetch_set_pending_acquire, futex, rwsem/percpu, uaccess, LOCK_PREFIX users outside "
+             "the arch atomic headers)",
+     "why": "above or beside the arch atomic layer: the brief keeps them the kernel's"},
+    {"what": "mb(), rmb(), wmb(), dma_*, smp_mb() unless CONFIG_X86_BARRIER_C11",
+     "why": "mfence/lfence/sfence also order device and non-temporal accesses, which C11 does not model"},
+    {"what": "the UP lock elision (.smp_locks)",
+     "why": "the compiler's lock prefixes are not recorded in .smp_locks, so an SMP kernel booted on one "
+            "CPU keeps them (the user-space counterpart is `katomic uplocks`)"},
+]
+
+
+def die(msg):
+    print("katomic kernel: %s" % msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def parse(argv):
+    a = {"src": None, "config": "small", "cc": ["gcc", "clang"], "variant": ["stock", "c11"],
+         "smp": ["2", "1"], "torture_s": 10, "boot": True, "audit": True, "jobs": 2,
+         "out": os.path.join(paths.build(), "kernel"), "patch": False, "apply": None, "quick": False,
+         "locks": None, "rcu": True, "objects": None}
+    it = iter(argv)
+    for opt in it:
+        def val():
+            v = next(it, None)
+            if v is None:
+                die("%s needs a value" % opt)
+            return v
+        if opt == "--src":
+            a["src"] = val()
+        elif opt == "--config":
+            a["config"] = val()
+            if a["config"] not in build.CONFIGS:
+                die("--config %s: one of %s" % (a["config"], ", ".join(build.CONFIGS)))
+        elif opt == "--cc":
+            a["cc"] = val().split(",")
+            for c in a["cc"]:
+                if c not in build.CCS:
+                    die("--cc %s: one of %s" % (c, ", ".join(build.CCS)))
+        elif opt == "--variant":
+            a["variant"] = val().split(",")
+            for v in a["variant"]:
+                if v not in build.VARIANTS:
+                    die("--variant %s: one of %s" % (v, ", ".join(build.VARIANTS)))
+        elif opt == "--smp":
+            a["smp"] = val().split(",")
+        elif opt == "--torture-s":
+            v = val()
+            if not v.isdigit():
+                die("--torture-s %s: seconds, an integer" % v)
+            a["torture_s"] = int(v)
+        elif opt == "--jobs":
+            v = val()
+            if not v.isdigit() or int(v) < 1:
+                die("--jobs %s: a positive integer" % v)
+            a["jobs"] = int(v)
+        elif opt == "--out":
+            a["out"] = val()
+        elif opt == "--quick":
+            a.update(quick=True, cc=["gcc"], variant=["c11"], smp=["2"], audit=False,
+                     locks=("spin_lock",), rcu=False)
+        elif opt == "--full":
+            pass
+        elif opt == "--no-boot":
+            a["boot"] = False
+        elif opt == "--no-audit":
+            a["audit"] = False
+        elif opt == "--audit-objects":
+            a["objects"] = val().split()
+        elif opt == "--patch":
+            a["patch"] = True
+        elif opt == "--apply":
+            a["apply"] = val()
+        elif opt in ("-h", "--help"):
+            print(__doc__.strip())
+            sys.exit(0)
+        else:
+            die("unknown option %s (katomic kernel --help)" % opt)
+    return a
+
+
+def machine(kvm):
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"name": os.environ.get("KATOMIC_MACHINE") or platform.node(), "arch": platform.machine(),
+            "cpu": cpu, "cpus": os.cpu_count() or 1,
+            "load": " ".join("%.2f" % x for x in os.getloadavg()),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "kvm": bool(kvm)}
+
+
+def prune(doc, schema, root=None):
+    """`doc` less the fields the schema does not declare (where it forbids extras)."""
+    root = root or schema
+    while isinstance(schema, dict) and "$ref" in schema:
+        node = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    if isinstance(doc, dict) and isinstance(schema, dict) and "properties" in schema:
+        props = schema["properties"]
+        keep = schema.get("additionalProperties", True) is not False
+        return {k: prune(v, props.get(k, {}), root) for k, v in doc.items() if keep or k in props}
+    if isinstance(doc, list) and isinstance(schema, dict) and "items" in schema:
+        return [prune(x, schema["items"], root) for x in doc]
+    return doc
+
+
+def write_doc(out, doc):
+    from ..common import documents, schema as sch
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "kernel.json")
+    with open(os.path.join(out, "kernel-full.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    spath = os.path.join(paths.root(), "tools", "schema", "kernel.schema.json")
+    if not os.path.isfile(spath):
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=2)
+        print("katomic kernel: note: %s missing, %s not validated" % (spath, path), file=sys.stderr)
+        return path
+    with open(spath) as f:
+        s = json.load(f)
+    try:
+        documents.write(path, prune(doc, s))
+    except ValueError as e:
+        raise KernelError(str(e))
+    del sch
+    return path
+
+
+def boot_one(b, a, out):
+    from . import boot, initramfs, judge
+    bdir = b["build_dir"]
+    name = "%s-%s-%s" % (b["config"], b["cc"], b["variant"])
+    odir = os.path.join(out, "boot", name)
+    locks = a["locks"] if a["locks"] is not None else initramfs.DEFAULT_LOCKS
+    rd = initramfs.build(odir, "gcc", a["torture_s"], bdir, locks, a["rcu"])
+    tests = (len(locks) + (1 if a["rcu"] else 0)) if a["torture_s"] else 0
+    deadline = 120 + tests * (a["torture_s"] + 15) * 3
+    recs = []
+    for smp in a["smp"]:
+        log = os.path.join(odir, "console-smp%s.log" % smp.replace(",", "-").replace("=", ""))
+        append = boot.kernel_cmdline(a["torture_s"], int(smp.split(",")[0]), locks, a["rcu"])
+        res = boot.run(b["bzimage"], rd, smp, deadline, log, append)
+        with open(log, encoding="utf-8", errors="replace") as f:
+            rec = judge.verdict(res, judge.console(f.read()))
+        rec.update(config=b["config"], cc=b["cc"], variant=b["variant"], torture_s=a["torture_s"])
+        print(judge.summary_line(rec))
+        for p in rec.get("problems", []):
+            print("  - " + p)
+        recs.append(rec)
+    return recs
+
+
+def audit_md(audits):
+    out = ["# katomic kernel: stock vs C11 code audit", ""]
+    for x in audits:
+        bl = x["bloat"]
+        out += ["## %s, %s (%s)" % (x["config"], x["cc"], x.get("variant", "c11")), "",
+                "text: %d -> %d bytes (%+d); %d functions grew, %d shrank; lock-prefixed instructions "
+                "%d -> %d; .smp_locks %d -> %d; %d functions' locked instructions changed" % (
+                    bl["total_before"], bl["total_after"], bl["total_delta"], bl["grown"], bl["shrunk"],
+                    x["lock_prefixes"]["stock"], x["lock_prefixes"]["c11"], x["smp_locks"]["stock"],
+                    x["smp_locks"]["c11"], x["atomics_changed"]), ""]
+        for title, rows in (("grown most", bl["top_grown"]), ("shrunk most", bl["top_shrunk"]),
+                            ("every function more than 16 bytes bigger", bl["grown_over_16"])):
+            out += ["### %s" % title, "", "| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
+            out += ["| %s | %d | %d | %+d | %s |" % (r["fn"], r["old"], r["new"], r["delta"], r["reason"]) for r in rows]
+            out.append("")
+        out += ["### functions whose locked instructions changed most", ""]
+        for f in x["functions"]:
+            out += ["#### %s (%+d bytes; locks %d -> %d): %s" % (f["fn"], f["delta"], f["locks_stock"],
+                                                                   f["locks_c11"], f["reason"]),
+                    "", "```diff", f["diff"], "```", ""]
+    return "\n".join(out) + "\n"
+
+
+def audit_objects(src, a):
+    """--audit-objects: no build, no boot; OUT/kernel-audit-objects.{json,md}."""
+    audits = []
+    for cc in a["cc"]:
+        st = build.build_dir(a["config"], cc, "stock")
+        for v in [v for v in a["variant"] if v != "stock"]:
+            x = audit.compare_objects(src, st, build.build_dir(a["config"], cc, v), a["objects"])
+            x.update(config=a["config"], cc=cc, variant=v)
+            audits.append(x)
+            print("katomic kernel: audit of %d objects, %s %s: text %+d bytes (%d -> %d), %d grew / %d shrank, "
+                  "lock prefixes %d -> %d" % (len(a["objects"]), cc, v, x["bloat"]["total_delta"],
+                                              x["bloat"]["total_before"], x["bloat"]["total_after"],
+                                              x["bloat"]["grown"], x["bloat"]["shrunk"],
+                                              x["lock_prefixes"]["stock"], x["lock_prefixes"]["c11"]))
+    os.makedirs(a["out"], exist_ok=True)
+    with open(os.path.join(a["out"], "kernel-audit-objects.json"), "w") as f:
+        json.dump(audits, f, indent=1)
+    with open(os.path.join(a["out"], "kernel-audit-objects.md"), "w") as f:
+        f.write(audit_md(audits).replace("code audit", "code audit of %d object files (%s)"
+                                          % (len(a["objects"]), " ".join(a["objects"])), 1))
+    print("katomic kernel: wrote %s" % os.path.join(a["out"], "kernel-audit-objects.md"))
+    return 0
+
+
+def main(argv):
+    a = parse(argv)
+    src = tree.pristine(a["src"])
+    if a["apply"]:
+        try:
+            with open(a["apply"]) as f:
+                text = f.read()
+        except OSError as e:
+            raise KernelError("%s: %s" % (a["apply"], e.strerror))
+        patch.check_applies(text, src)
+        print("katomic kernel: %s applies to %s" % (a["apply"], src))
+        return 0
+    if a["objects"]:
+        return audit_objects(src, a)
+    ptext = patch.make(src)
+    if a["patch"]:
+        sys.stdout.write(ptext)
+        return 0
+    for cc in a["cc"]:          # a missing tool: one line before hours of building
+        build.check_tools(cc)
+    if a["boot"]:
+        tree.need_tool("qemu-system-x86_64", "qemu-system-x86")
+        tree.need_tool("timeout", "coreutils")
+    c11_tree = patch.patched_tree(src, ptext) if any(v != "stock" for v in a["variant"]) else None
+    doc = {"schema": "katomic-kernel", "version": 1, "tool": "katomic kernel", "machine": machine(False),
+           "source": {"tree": src, "version": tree.version(src)}, "builds": [], "boots": [], "audit": [],
+           "c11_kept_asm": KEPT_ASM}
+    bad = []
+    for cc in a["cc"]:
+        for v in a["variant"]:
+            print("katomic kernel: building %s %s %s ..." % (a["config"], cc, v), flush=True)
+            try:
+                b = build.build(src if v == "stock" else c11_tree, a["config"], cc, v, a["jobs"])
+                b["lock_prefixes"] = audit.lock_count(audit.disassemble(b["vmlinux"]))
+                print("katomic kernel: built %s-%s-%s in %.0f s: text %d bytes, %d lock prefixes, "
+                      "%d objtool warnings" % (a["config"], cc, v, b["build_s"], b["text_bytes"],
+                                               b["lock_prefixes"], b["objtool_warnings"]), flush=True)
+            except KernelError as e:
+                print("katomic kernel: %s" % e, file=sys.stderr)
+                bad.append(str(e))
+                b = {"config": a["config"], "cc": cc, "variant": v, "build_s": 0, "ok": False,
+                     "error": str(e), "objtool_warnings": None, "text_bytes": None, "lock_prefixes": None,
+                     "bzimage": ""}
+            doc["builds"].append(b)
+    ok = {(b["cc"], b["variant"]): b for b in doc["builds"] if b["ok"]}
+    for cc in a["cc"]:
+        st = ok.get((cc, "stock"))
+        if not st:
+            continue
+        for v in a["variant"]:
+            if v == "stock" or (cc, v) not in ok:
+                continue
+            ob = ok[(cc, v)]
+            new_w = sorted(set(ob.get("objtool", [])) - set(st.get("objtool", [])))
+            ob["new_objtool_warnings"] = new_w
+            if new_w:
+                bad.append("%s %s: %d objtool warnings the stock build does not have, first: %s"
+                           % (cc, v, len(new_w), new_w[0]))
+            if a["audit"]:
+                x = audit.compare(src, st["vmlinux"], ob["vmlinux"])
+                x.update(config=a["config"], cc=cc, variant=v)
+                doc["audit"].append(x)
+                print("katomic kernel: audit %s %s: text %+d bytes, %d grew / %d shrank, lock prefixes "
+                      "%d -> %d" % (cc, v, x["bloat"]["total_delta"], x["bloat"]["grown"],
+                                    x["bloat"]["shrunk"], x["lock_prefixes"]["stock"],
+                                    x["lock_prefixes"]["c11"]), flush=True)
+    if a["boot"]:
+        for b in doc["builds"]:
+            if b["ok"]:
+                recs = boot_one(b, a, a["out"])
+                doc["boots"] += recs
+                bad += ["%s-%s-%s -smp %s did not pass" % (r["config"], r["cc"], r["variant"], r["smp"])
+                        for r in recs if not r["passed"]]
+        doc["machine"]["kvm"] = any(r.get("accel") == "kvm" for r in doc["boots"])
+    path = write_doc(a["out"], doc)
+    if doc["audit"]:
+        with open(os.path.join(a["out"], "kernel-audit.md"), "w") as f:
+            f.write(audit_md(doc["audit"]))
+    print("katomic kernel: wrote %s" % path)
+    if bad:
+        print("katomic kernel: FAILED: %s" % "; ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KernelError as e:
+        die(str(e))
+    except KeyboardInterrupt:
+        die("interrupted")

@@ -1,0 +1,186 @@
+"""Configure and build one kernel: (config, compiler, variant) -> KCACHE/builds/.
+
+Configs: `small` = tinyconfig + tools/kernel/configs/base-small.config,
+`defconfig` = x86_64_defconfig + kernel/configs/kvm_guest.config +
+tools/kernel/configs/base-defconfig.config; both + tests.config (the
+self-tests and torture modules) + the variant's options.  Every option a
+fragment sets must survive `make olddefconfig`, else the build stops naming it.
+"""
+import json
+import os
+import re
+import resource
+import subprocess
+import time
+
+from . import KernelError
+from .tree import kcache, need_tool
+from ..common import paths
+
+CONFIGS = {
+    "small": ("tinyconfig", [], ["base-small.config"]),
+    "defconfig": ("x86_64_defconfig", ["kernel/configs/kvm_guest.config"], ["base-defconfig.config"]),
+}
+VARIANTS = {
+    "stock": [],
+    "c11": ["CONFIG_X86_ATOMIC_C11=y"],
+    "c11fence": ["CONFIG_X86_ATOMIC_C11=y", "CONFIG_X86_BARRIER_C11=y"],
+}
+CCS = {
+    "gcc": (["CC=gcc-12", "HOSTCC=gcc-12"], [("gcc-12", "gcc-12")]),
+    "clang": (["LLVM=-19"], [("clang-19", "clang-19"), ("ld.lld-19", "lld-19"), ("llvm-objcopy-19", "llvm-19")]),
+}
+TOOLS = [("make", "make"), ("flex", "flex"), ("bison", "bison"), ("bc", "bc"), ("perl", "perl"),
+         ("objdump", "binutils"), ("cpio", "cpio")]
+
+
+def configs_dir():
+    return os.path.join(paths.root(), "tools", "kernel", "configs")
+
+
+def fragment(name):
+    p = os.path.join(configs_dir(), name)
+    if name == "tests.config" and not os.path.isfile(p) and os.environ.get("KATOMIC_KERNEL_TESTS_CONFIG"):
+        p = os.environ["KATOMIC_KERNEL_TESTS_CONFIG"]
+    if not os.path.isfile(p):
+        raise KernelError("%s: missing" % p)
+    return p
+
+
+def check_tools(cc):
+    for tool, pkg in TOOLS + CCS[cc][1]:
+        need_tool(tool, pkg)
+    if not os.path.isfile("/usr/include/gelf.h"):
+        raise KernelError("/usr/include/gelf.h not found (apt-get install libelf-dev): objtool needs it")
+
+
+def build_dir(config, cc, variant):
+    return os.path.join(kcache(), "builds", "%s-%s-%s" % (config, cc, variant))
+
+
+def _run(cmd, cwd, log, what):
+    with open(log, "a") as f:
+        f.write("$ %s\n" % " ".join(cmd))
+        f.flush()
+        r = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        tail = ""
+        with open(log, errors="replace") as f:
+            lines = [l.rstrip() for l in f if "error" in l.lower() or "***" in l]
+        if lines:
+            tail = ": " + lines[0][-200:]
+        raise KernelError("%s failed (exit %d; log %s)%s" % (what, r.returncode, log, tail))
+
+
+def _wanted(frags):
+    """{CONFIG_X: value} of every fragment line ('n' for '# CONFIG_X is not set')."""
+    want = {}
+    for fr in frags:
+        with open(fr) as f:
+            for n, line in enumerate(f, 1):
+                m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
+                if m:
+                    want[m.group(1)] = (m.group(2), "%s:%d" % (fr, n))
+                m = re.match(r"# (CONFIG_\w+) is not set", line.strip())
+                if m:
+                    want[m.group(1)] = ("n", "%s:%d" % (fr, n))
+    return want
+
+
+def configure(tree, bdir, config, cc, variant):
+    base, in_tree, ours = CONFIGS[config]
+    os.makedirs(bdir, exist_ok=True)
+    log = os.path.join(bdir, "katomic-config.log")
+    open(log, "w").close()
+    vfrag = os.path.join(bdir, "katomic-variant.config")
+    with open(vfrag, "w") as f:
+        f.write("# variant %s\n" % variant + "".join(l + "\n" for l in VARIANTS[variant]))
+    frags = [os.path.join(tree, p) for p in in_tree] + [fragment(n) for n in ours] + \
+        [fragment("tests.config"), vfrag]
+    make = ["make", "-s", "O=" + bdir] + CCS[cc][0]
+    _run(make + [base], tree, log, "make %s" % base)
+    _run([os.path.join(tree, "scripts/kconfig/merge_config.sh"), "-m", "-O", bdir,
+          os.path.join(bdir, ".config")] + frags, tree, log, "merge_config.sh")
+    _run(make + ["olddefconfig"], tree, log, "make olddefconfig")
+    have = {}
+    with open(os.path.join(bdir, ".config")) as f:
+        for line in f:
+            m = re.match(r"(CONFIG_\w+)=(.*)$", line.strip())
+            if m:
+                have[m.group(1)] = m.group(2)
+    for sym, (val, where) in sorted(_wanted(frags).items()):
+        got = have.get(sym, "n")
+        if got != val:
+            raise KernelError("%s: %s=%s did not survive make olddefconfig (the .config has %s; a dependency is missing)"
+                              % (where, sym, val, got))
+
+
+def text_bytes(vmlinux):
+    """Bytes of code: the sizes of vmlinux's text symbols (what bloat-o-meter -t
+    totals), not .text's size, which the linker pads to a 2 MiB boundary."""
+    r = subprocess.run(["nm", "--size-sort", "-S", "-t", "d", vmlinux], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if r.returncode != 0:
+        raise KernelError("nm %s failed: %s" % (vmlinux, r.stderr.strip()[-200:]))
+    total = 0
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in ("t", "T", "w", "W"):
+            total += int(f[1], 10)
+    if not total:
+        raise KernelError("%s: no text symbols" % vmlinux)
+    return total
+
+
+def objtool_warnings(log, bdir):
+    """objtool's warning lines, without the build directory (stock and C11 compare)."""
+    out = []
+    with open(log, errors="replace") as f:
+        for line in f:
+            if "objtool" in line and "warning" in line:
+                out.append(line.strip().replace(bdir.rstrip("/") + "/", ""))
+    return out
+
+
+def _child_cpu():
+    """CPU seconds (user + system) of this process's finished children: the
+    cost of a build whatever else the shared machine runs."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def build(tree, config, cc, variant, jobs=2):
+    """Configure and make; returns the kernel.json `builds` item (KernelError if it fails)."""
+    check_tools(cc)
+    bdir = build_dir(config, cc, variant)
+    rec_path = os.path.join(bdir, "katomic-build.json")
+    old = {}
+    if os.path.isfile(rec_path):
+        with open(rec_path) as f:
+            old = json.load(f)
+        if old.get("tree") != tree:
+            old = {}
+    configure(tree, bdir, config, cc, variant)
+    vmlinux = os.path.join(bdir, "vmlinux")
+    fresh = not os.path.isfile(vmlinux) or not old
+    log = os.path.join(bdir, "katomic-build.log")
+    open(log, "w").close()
+    t0, c0 = time.time(), _child_cpu()
+    _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + CCS[cc][0], tree, log,
+         "building %s-%s-%s" % (config, cc, variant))
+    secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
+    warns = objtool_warnings(log, bdir)
+    if not fresh:
+        # An incremental make compiles only what changed: keep the full build's
+        # time and the warnings of the objects not rebuilt.
+        warns = sorted(set(old.get("objtool", [])) | set(warns))
+    rec = {"config": config, "cc": cc, "variant": variant, "ok": True,
+           "build_s": secs if fresh else old.get("build_s", secs), "last_make_s": secs,
+           "build_cpu_s": cpu if fresh else old.get("build_cpu_s"),
+           "objtool_warnings": len(warns), "objtool": warns,
+           "text_bytes": text_bytes(vmlinux), "bzimage": os.path.join(bdir, "arch/x86/boot/bzImage"),
+           "vmlinux": vmlinux, "build_dir": bdir, "tree": tree,
+           "load_at_start": os.getloadavg()[0]}
+    with open(rec_path, "w") as f:
+        json.dump(rec, f, indent=1)
+    return rec

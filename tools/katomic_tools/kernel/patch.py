@@ -1,0 +1,207 @@
+"""The `katomic kernel` patch: the generated C11 arch layer plus a few edits.
+
+The patch is made at run time from the tree it is for: new files (the
+headers gen/gen.sh wrote into tools/kernel/generated/, and
+tools/kernel/files/) and small anchored edits that include them under
+CONFIG_X86_ATOMIC_C11 / CONFIG_X86_BARRIER_C11; `diff -urN` of the touched
+files gives the patch, `patch -p1` applies it to a copy in KCACHE/trees/.
+"""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from . import KernelError
+from .tree import kcache, need_tool
+from ..common import paths
+
+ASM = "arch/x86/include/asm"
+
+
+def _ifdef(opt, header):
+    return "#ifdef %s\n#include <asm/%s>\n#endif\n" % (opt, header)
+
+
+# (file, anchor regex, where, text): `where` is "before" or "after" the first
+# line matching the anchor; ("wrap", start, end) puts the kernel's lines from
+# start up to (not including) end under #ifndef, with our header in #ifdef.
+EDITS = [
+    ("arch/x86/Kconfig", r'^source "arch/x86/Kconfig.assembler"$', "after",
+     '\nsource "arch/x86/Kconfig.katomic"\n'),
+    (ASM + "/atomic.h", (r"^static __always_inline int arch_atomic_read\(", r"^#ifdef CONFIG_X86_32$"),
+     "wrap", "atomic-c11.h"),
+    (ASM + "/atomic64_64.h", (r"^static __always_inline s64 arch_atomic64_read\(", r"^#endif /\* _ASM_X86_ATOMIC64_64_H \*/"),
+     "wrap", "atomic64-c11.h"),
+    (ASM + "/cmpxchg.h", r"^#endif\s*/\* ASM_X86_CMPXCHG_H \*/", "before",
+     _ifdef("CONFIG_X86_ATOMIC_C11", "cmpxchg-c11.h")),
+    (ASM + "/bitops.h", r"^#include <asm-generic/bitops/instrumented-atomic.h>$", "before",
+     _ifdef("CONFIG_X86_ATOMIC_C11", "bitops-c11.h")),
+    (ASM + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before",
+     _ifdef("CONFIG_X86_BARRIER_C11", "barrier-c11.h")),
+]
+
+
+def new_files():
+    """{path in the kernel tree: path in this repository} of the files we add."""
+    root = paths.root()
+    out = {}
+    for top in ("tools/kernel/generated", "tools/kernel/files"):
+        base = os.path.join(root, top)
+        for d, _, files in os.walk(base):
+            for f in files:
+                p = os.path.join(d, f)
+                out[os.path.relpath(p, base)] = p
+    if not any(k.endswith("atomic-c11.h") for k in out):
+        raise KernelError("%s/tools/kernel/generated: the generated headers are missing (make gen)" % root)
+    return out
+
+
+def _find(lines, rx, path, start=0):
+    for i in range(start, len(lines)):
+        if re.search(rx, lines[i]):
+            return i
+    raise KernelError("%s: no line matches /%s/ (the patch is made for linux 6.12's x86 headers)" % (path, rx))
+
+
+def edit(path, text, anchor, where, what):
+    lines = text.splitlines(True)
+    if where == "wrap":
+        s = _find(lines, anchor[0], path)
+        e = _find(lines, anchor[1], path, s + 1)
+        lines[e:e] = ["#endif /* CONFIG_X86_ATOMIC_C11 */\n", "\n"]
+        lines[s:s] = ["#ifdef CONFIG_X86_ATOMIC_C11\n", "#include <asm/%s>\n" % what,
+                      "#else /* the kernel's asm */\n", "\n"]
+    else:
+        i = _find(lines, anchor, path)
+        if where == "after":
+            i += 1
+        lines[i:i] = [what]
+    return "".join(lines)
+
+
+def make(tree):
+    """The patch for `tree`, as text."""
+    need_tool("diff", "diffutils")
+    with tempfile.TemporaryDirectory(prefix="katomic-patch-") as tmp:
+        a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+        for path, anchor, where, what in EDITS:
+            src = os.path.join(tree, path)
+            if not os.path.isfile(src):
+                raise KernelError("%s: missing in %s" % (path, tree))
+            with open(src) as f:
+                text = f.read()
+            for d, t in ((a, text), (b, edit(path, text, anchor, where, what))):
+                os.makedirs(os.path.dirname(os.path.join(d, path)), exist_ok=True)
+                with open(os.path.join(d, path), "w") as f:
+                    f.write(t)
+        for rel, src in sorted(new_files().items()):
+            if os.path.exists(os.path.join(tree, rel)):
+                raise KernelError("%s: already exists in %s (an already patched tree?)" % (rel, tree))
+            os.makedirs(os.path.dirname(os.path.join(b, rel)), exist_ok=True)
+            shutil.copyfile(src, os.path.join(b, rel))
+        os.makedirs(a, exist_ok=True)
+        r = subprocess.run(["diff", "-urN", "a", "b"], cwd=tmp, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        if r.returncode not in (0, 1):
+            raise KernelError("diff -urN failed: %s" % r.stderr.strip())
+    # Timestamps would make the patch differ run to run.
+    return re.sub(r"^((?:---|\+\+\+) \S+)\t.*$", r"\1", r.stdout, flags=re.M)
+
+
+def check_applies(patch_text, tree):
+    """Dry run of patch -p1 in `tree`; KernelError naming the first file and hunk that fail."""
+    need_tool("patch", "patch")
+    r = subprocess.run(["patch", "-p1", "--dry-run", "--batch", "-d", tree], input=patch_text,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if r.returncode == 0:
+        return
+    cur = "?"
+    for line in r.stdout.splitlines():
+        m = re.match(r"(?:checking|patching) file (\S+)", line)
+        if m:
+            cur = m.group(1)
+        m = re.match(r"Hunk #(\d+) FAILED at (\d+)", line)
+        if m:
+            raise KernelError("%s: the patch does not apply: %s hunk #%s failed (at line %s)"
+                              % (tree, cur, m.group(1), m.group(2)))
+        if "can't find file to patch" in line or "No file to patch" in line:
+            raise KernelError("%s: the patch does not apply: no file %s" % (tree, cur))
+        if "Reversed (or previously applied) patch" in line:
+            raise KernelError("%s: the patch does not apply: %s is already patched" % (tree, cur))
+    last = [l for l in r.stdout.splitlines() if l.strip()]
+    raise KernelError("%s: the patch does not apply: %s" % (tree, last[-1] if last else "patch failed"))
+
+
+def _touched(patch_text):
+    return re.findall(r"^\+\+\+ b/(\S+)", patch_text, re.M)
+
+
+def _refresh(src, patch_text, dest):
+    """Bring an existing patched copy up to a new patch: only the files whose
+    text changed are rewritten, so an O= build rebuilds only what they touch."""
+    check_applies(patch_text, src)
+    with tempfile.TemporaryDirectory(prefix="katomic-refresh-") as tmp:
+        for rel in _touched(patch_text):
+            if os.path.isfile(os.path.join(src, rel)):
+                os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+                shutil.copyfile(os.path.join(src, rel), os.path.join(tmp, rel))
+        r = subprocess.run(["patch", "-p1", "--batch", "-s", "-d", tmp], input=patch_text,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        if r.returncode != 0:
+            raise KernelError("%s: patch -p1 failed: %s" % (tmp, r.stdout.strip()[-200:]))
+        for rel in _touched(patch_text):
+            new, old = os.path.join(tmp, rel), os.path.join(dest, rel)
+            with open(new, "rb") as f:
+                text = f.read()
+            if os.path.isfile(old):
+                with open(old, "rb") as f:
+                    if f.read() == text:
+                        continue
+                os.unlink(old)      # never write through a hard link to the pristine tree
+            os.makedirs(os.path.dirname(old), exist_ok=True)
+            with open(old, "wb") as f:
+                f.write(text)
+
+
+def patched_tree(src, patch_text):
+    """A copy of `src` with the patch applied, in KCACHE/trees/ (made once per patch)."""
+    key = hashlib.sha256((os.path.abspath(src) + "\0" + patch_text).encode()).hexdigest()[:16]
+    # One copy per source tree, remade when the patch changes (its O= build
+    # dirs then rebuild what the new headers touch).
+    dest = os.path.join(kcache(), "trees", "c11-" + os.path.basename(os.path.abspath(src)))
+    stamp = os.path.join(dest, ".katomic-patched")
+    if os.path.isfile(stamp):
+        with open(stamp) as f:
+            if f.read().strip() == key:
+                return dest
+        _refresh(src, patch_text, dest)
+        with open(stamp, "w") as f:
+            f.write(key + "\n")
+        return dest
+    check_applies(patch_text, src)
+    tmp = dest + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    # Hard links: cheap, and patch(1) writes each file it changes anew, so
+    # the pristine tree keeps its inodes' contents.
+    r = subprocess.run(["cp", "-al", src, tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode != 0:
+        r = subprocess.run(["cp", "-a", src, tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            raise KernelError("copying %s to %s failed: %s" % (src, tmp, r.stdout.strip()[-200:]))
+    r = subprocess.run(["patch", "-p1", "--batch", "-s", "-d", tmp], input=patch_text,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if r.returncode != 0:
+        raise KernelError("%s: patch -p1 failed: %s" % (tmp, r.stdout.strip()[-200:]))
+    for name in (".katomic-extracted",):
+        if os.path.exists(os.path.join(tmp, name)):
+            os.unlink(os.path.join(tmp, name))
+    with open(os.path.join(tmp, ".katomic-patched"), "w") as f:
+        f.write(key + "\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.rename(tmp, dest)
+    return dest
