@@ -32,8 +32,16 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
+# A product that records a make variable depends on $(BUILD)/vars/<VAR>, a
+# file holding the value, rewritten only when the value changes: so that
+# `make` then `make install PREFIX=/usr` remakes katomic.pc for /usr.
+.PHONY: FORCE
+$(BUILD)/vars/%: FORCE
+	@mkdir -p $(BUILD)/vars
+	@printf '%s\n' '$($*)' | cmp -s - $@ || printf '%s\n' '$($*)' > $@
+
 # The CLI: tools/katomic.sh with this source tree baked in.
-$(BUILD)/katomic: tools/katomic.sh
+$(BUILD)/katomic: tools/katomic.sh $(BUILD)/vars/CURDIR
 	@mkdir -p $(BUILD)
 	sed "s|^srcroot=.*|srcroot=$(CURDIR)|" $< > $@ && chmod +x $@
 
@@ -201,7 +209,10 @@ SHAREDIR  = $(PREFIX)/share/katomic
 CMAKEDIR  = $(PREFIX)/lib/cmake/katomic
 SHARE_DIRS := tools bench tests/litmus
 
-$(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h
+# Every installed file that records a variable is made from its $(BUILD)/vars/
+# file (katomic.pc: PREFIX); the rest (the CMake package, bin/katomic) find
+# their prefix from where they are, so a DESTDIR or moved install works.
+$(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h $(BUILD)/vars/PREFIX
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' katomic.pc.in > $@
 
