@@ -4,7 +4,7 @@
 # single.c (single-threaded: katomic's ops, the user's own 1- and 2-byte
 # xchg/cmpxchg, a spinlock) is then built with each compiler (gcc; clang,
 # --target= for the cross ones, Debian's cross sysroot), statically and
-# dynamically, with
+# dynamically (and at -O0), with
 #   exactly the flags `pkg-config --cflags --libs katomic` gives (what the
 #   README says), and
 #   the same without -pthread, which on RISC-V makes gcc add -latomic and so
@@ -78,6 +78,8 @@ while IFS='|' read -r name gcc triple qemu flags pkg; do
 			t "$name $cc $link: and without -pthread: nothing but libc, runs" \
 			  "one '$name' '$cmd' '$qemu' '/usr/$triple' $link '$nopthread'"
 		done
+		t "$name $cc static -O0: without -pthread: nothing but libc, runs" \
+		  "one '$name' '$cmd' '$qemu' '/usr/$triple' static '$nopthread -O0'"
 	done
 done <<EOF
 $targets
