@@ -28,13 +28,21 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
 	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
-	check-differential check-spinlock-dso check-up check-json check-report-rules check-kernel-boot json-doc \
-	install uninstall clean help
+	check-differential check-spinlock-dso check-up check-json check-report-rules check-kernel-boot check-link \
+	json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
+# A product that records a make variable depends on $(BUILD)/vars/<VAR>, a
+# file holding the value, rewritten only when the value changes: so that
+# `make` then `make install PREFIX=/usr` remakes katomic.pc for /usr.
+.PHONY: FORCE
+$(BUILD)/vars/%: FORCE
+	@mkdir -p $(BUILD)/vars
+	@printf '%s\n' '$($*)' | cmp -s - $@ || printf '%s\n' '$($*)' > $@
+
 # The CLI: tools/katomic.sh with this source tree baked in.
-$(BUILD)/katomic: tools/katomic.sh
+$(BUILD)/katomic: tools/katomic.sh $(BUILD)/vars/CURDIR
 	@mkdir -p $(BUILD)
 	sed "s|^srcroot=.*|srcroot=$(CURDIR)|" $< > $@ && chmod +x $@
 
@@ -47,7 +55,8 @@ help:
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
 	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
 	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
-	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl and virtio ringtest (linux-source-6.12; CI)'
+	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl, lib/atomic64_test.c (every compiler, backend,'
+	@echo '                    sanitizers, cross target) and virtio ringtest (linux-source-6.12; CI)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
@@ -64,6 +73,8 @@ help:
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
+	@echo 'make check-link     a single-threaded program links with pkg-config'"'"'s flags, and libc alone,'
+	@echo '                    static and dynamic, gcc and clang, here and on every cross target (CI)'
 	@echo 'make check-litmus-corpus  the public litmus corpus share (parse all, run a sample) and'
 	@echo '                    linux-source-6.12'"'"'s litmus tests, every backend (CI; skipped where missing)'
 	@echo 'make litmus         build $(BUILD)/katomic-litmus; make fuzz-litmus fuzzes its parser (FUZZ_TIME=60)'
@@ -206,6 +217,9 @@ json-doc:
 check-cross:
 	@sh tests/check-cross.sh
 
+check-link:
+	@sh tests/check-link.sh
+
 # ---------------------------------------------------------------- install
 # PREFIX/include/katomic/            the headers
 # PREFIX/lib/pkgconfig/katomic.pc    pkg-config --cflags --libs katomic
@@ -220,7 +234,10 @@ SHAREDIR  = $(PREFIX)/share/katomic
 CMAKEDIR  = $(PREFIX)/lib/cmake/katomic
 SHARE_DIRS := tools bench tests/litmus
 
-$(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h
+# Every installed file that records a variable is made from its $(BUILD)/vars/
+# file (katomic.pc: PREFIX); the rest (the CMake package, bin/katomic) find
+# their prefix from where they are, so a DESTDIR or moved install works.
+$(BUILD)/katomic.pc: katomic.pc.in include/katomic/katomic.h $(BUILD)/vars/PREFIX
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' katomic.pc.in > $@
 

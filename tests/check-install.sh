@@ -26,7 +26,25 @@ t "the installed CLI runs from DESTDIR: katomic --help names its commands" \
 find "$tmp/dest" ! -type d | sort >"$tmp/installed"
 t "uninstall from DESTDIR removes every file and link install made ($(wc -l <"$tmp/installed") of them)" \
   "make -s uninstall PREFIX=/usr DESTDIR='$tmp/dest' >/dev/null && [ -z \"\$(find '$tmp/dest' ! -type d)\" ]"
+# A packager: `make` (the default prefix), `make` again with another one, then
+# `make install PREFIX=/usr DESTDIR=...` from the same build directory: what
+# is installed must be for /usr, whatever was built before (issue #26).
+make -s BUILD="$tmp/b3" >/dev/null && make -s BUILD="$tmp/b3" PREFIX="$tmp/first" >/dev/null &&
+	make -s install BUILD="$tmp/b3" PREFIX=/usr DESTDIR="$tmp/pk" >/dev/null
+t "make, make PREFIX=A, make install PREFIX=/usr DESTDIR=D: D/usr/lib/pkgconfig/katomic.pc says prefix=/usr" \
+  "grep -qx 'prefix=/usr' '$tmp/pk/usr/lib/pkgconfig/katomic.pc'"
+t "and no installed file records the prefix or the build directory of the earlier builds" \
+  "! grep -rlF -e '$tmp/first' -e '$tmp/b3' -e 'prefix=/usr/local' '$tmp/pk' | sed 's/^/# records it: /' | grep ."
+make -s install BUILD="$tmp/b3" PREFIX="$tmp/again" >/dev/null
+t "make install PREFIX=B from that build directory again: B's katomic.pc says prefix=B" \
+  "grep -qx 'prefix=$tmp/again' '$tmp/again/lib/pkgconfig/katomic.pc'"
 if command -v pkg-config >/dev/null 2>&1; then
+	# What a cross or staged build sees: only D's .pc, its paths under D.
+	pc_d=$(PKG_CONFIG_LIBDIR="$tmp/pk/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/pk" pkg-config --cflags --libs katomic)
+	t "pkg-config (PKG_CONFIG_LIBDIR=D/usr/lib/pkgconfig, PKG_CONFIG_SYSROOT_DIR=D) gives -ID/usr/include ($pc_d)" \
+	  "echo '$pc_d' | grep -q -- '-I$tmp/pk/usr/include\\( \\|\$\\)'"
+	t "a program builds with exactly those flags and runs" \
+	  "${CC:-cc} -O2 -o '$tmp/pk-prog' examples/refcount-object.c $pc_d && '$tmp/pk-prog' | grep -qx 'last put: 400000 uses, freeing'"
 	export PKG_CONFIG_PATH="$tmp/usr/lib/pkgconfig"
 	t "pkg-config --cflags katomic names the installed headers" \
 	  "[ \"\$(pkg-config --cflags katomic | sed 's/ *$//')\" = '-I$tmp/usr/include' ]"

@@ -2,8 +2,11 @@
 # make check-linux-source: Debian's linux-source-6.12 as a client nobody here
 # wrote.  Extracts (at test time, into $BUILD/linux-source; nothing of it is
 # kept in the project) the kernel's scripts/atomic/atomics.tbl,
-# tools/virtio/ringtest and include/linux/ptr_ring.h, then
+# tools/virtio/ringtest, include/linux/ptr_ring.h and lib/atomic64_test.c, then
 #   atomics-tbl.py  every op and ordering variant of the kernel's table is ours
+#   kernel-tests.py the kernel's lib/atomic64_test.c on katomic through a shim:
+#                   every compiler, backend, ASan+UBSan and (RINGTEST_CROSS=0:
+#                   not) every cross target under qemu-user; a WARN or BUG_ON fails
 #   ringtest.py     the virtio ring programs on katomic's barriers and locks, with
 #                   every compiler and backend here and (RINGTEST_CROSS=0: not)
 #                   the cross compilers under qemu-user
@@ -24,11 +27,14 @@ top=$(basename "$tarball" .tar.xz)
 rm -rf "$out" && mkdir -p "$out" || exit 1
 echo "check-linux-source: extracting from $tarball ..."
 tar -xJf "$tarball" -C "$out" "$top/scripts/atomic/atomics.tbl" "$top/tools/virtio/ringtest" \
-	"$top/include/linux/ptr_ring.h" || { echo "check-linux-source: cannot extract from $tarball" >&2; exit 1; }
+	"$top/include/linux/ptr_ring.h" "$top/lib/atomic64_test.c" || { echo "check-linux-source: cannot extract from $tarball" >&2; exit 1; }
 status=0
 echo "== the kernel's scripts/atomic/atomics.tbl against gen/atomics.tbl"
 python3 "$here/atomics-tbl.py" "$out/$top/scripts/atomic/atomics.tbl" gen/atomics.tbl \
 	include/katomic/generated/names-atomic.h || status=1
+echo "== lib/atomic64_test.c on katomic"
+python3 "$here/kernel-tests.py" --src "$out/$top" --work "$out/kernel-tests" --ccs "$ccs" \
+	$([ "${RINGTEST_CROSS:-1}" = 1 ] && echo --cross) || status=1
 echo "== tools/virtio/ringtest on katomic"
 python3 "$here/ringtest.py" --src "$out/$top" --work "$out/ringtest" --ccs "$ccs" \
 	--cycles "${RINGTEST_CYCLES:-200000}" $([ "${RINGTEST_CROSS:-1}" = 1 ] && echo --cross) || status=1

@@ -38,9 +38,83 @@ static __ka_always_inline bool __ka_rv_cas32(void *p, void *old, unsigned int ne
 	*(int *)old = (int)prev;
 	return false;
 }
+/*
+ * GCC before 13 does no 1- or 2-byte RMW inline: it calls libatomic, which a
+ * program that includes katomic would then have to link (spinlock_t's own
+ * code uses both sizes).  What the kernel does instead: an LR/SC loop on the
+ * aligned word that holds them, changing only their bits.  Masks and the
+ * expected value are passed sign-extended, as lr.w loads.
+ */
+static __ka_always_inline unsigned int __ka_rv_small_mask(const volatile void *p, unsigned int size,
+							    unsigned int *shift)
+{
+	*shift = (unsigned int)((unsigned long)p & 3) * 8;	/* little-endian */
+	return (size == 1 ? 0xffu : 0xffffu) << *shift;
+}
+static __ka_always_inline unsigned int __ka_rv_xchg_small(volatile void *p, unsigned int size,
+							   unsigned int newv)
+{
+	unsigned int shift, mask = __ka_rv_small_mask(p, size, &shift);
+	unsigned int *w = (unsigned int *)((unsigned long)p & ~3UL);
+	long keep = (int)~mask, put = (int)((newv << shift) & mask);
+	long prev, tmp;
+
+	__asm__ __volatile__(
+		"1:	lr.w	%0, (%2)\n"
+		"	and	%1, %0, %3\n"
+		"	or	%1, %1, %4\n"
+		"	sc.w	%1, %1, (%2)\n"
+		"	bnez	%1, 1b\n"
+		: "=&r"(prev), "=&r"(tmp)
+		: "r"(w), "r"(keep), "r"(put)
+		: "memory");
+	return ((unsigned int)prev & mask) >> shift;
+}
+static __ka_always_inline bool __ka_rv_cas_small(volatile void *p, unsigned int size, void *old,
+						  unsigned int newv)
+{
+	unsigned int shift, mask = __ka_rv_small_mask(p, size, &shift);
+	unsigned int *w = (unsigned int *)((unsigned long)p & ~3UL);
+	unsigned int want = size == 1 ? *(unsigned char *)old : *(unsigned short *)old;
+	long m = (int)mask, expected = (int)((want << shift) & mask);
+	long keep = (int)~mask, put = (int)((newv << shift) & mask);
+	long prev, tmp;
+
+	__asm__ __volatile__(
+		"1:	lr.w	%0, (%2)\n"
+		"	and	%1, %0, %3\n"
+		"	bne	%1, %4, 2f\n"
+		"	and	%1, %0, %5\n"
+		"	or	%1, %1, %6\n"
+		"	sc.w	%1, %1, (%2)\n"
+		"	bnez	%1, 1b\n"
+		"2:"
+		: "=&r"(prev), "=&r"(tmp)
+		: "r"(w), "r"(m), "r"(expected), "r"(keep), "r"(put)
+		: "memory");
+	prev = (long)(((unsigned int)prev & mask) >> shift);
+	if ((unsigned int)prev == want)
+		return true;
+	if (size == 1)
+		*(unsigned char *)old = (unsigned char)prev;
+	else
+		*(unsigned short *)old = (unsigned short)prev;
+	return false;
+}
 #define ka_arch_try_cmpxchg_relaxed(p, o, n) ((bool)(sizeof(*(p)) == 4 ?	\
 	__ka_rv_cas32((void *)(p), (void *)(o), (unsigned int)(unsigned long)(n)) :		\
+	sizeof(*(p)) < 4 ?								\
+	__ka_rv_cas_small((p), sizeof(*(p)), (void *)(o), (unsigned int)(unsigned long)(n)) :	\
 	__atomic_compare_exchange_n((p), (o), (n), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)))
+#define ka_arch_xchg_relaxed(p, i) __extension__({					\
+	__typeof__(*(p)) __ka_x = (i);							\
+	if (sizeof(*(p)) < 4)								\
+		__ka_x = (__typeof__(*(p)))(unsigned long)__ka_rv_xchg_small((p), sizeof(*(p)),	\
+					(unsigned int)(unsigned long)__ka_x);		\
+	else										\
+		__ka_x = __atomic_exchange_n((p), __ka_x, __ATOMIC_RELAXED);		\
+	__ka_x;										\
+})
 #else
 /* Word and doubleword AMOs with .aqrl are fully ordered; LR/SC loops are not. */
 #define __ka_full_pre(size)       ((void)0)

@@ -124,7 +124,9 @@
 #define ka_arch_fetch_and_relaxed(p, i)  __atomic_fetch_and((p), (i), __ka_rmw_relaxed)
 #define ka_arch_fetch_or_relaxed(p, i)   __atomic_fetch_or((p), (i), __ka_rmw_relaxed)
 #define ka_arch_fetch_xor_relaxed(p, i)  __atomic_fetch_xor((p), (i), __ka_rmw_relaxed)
+#ifndef ka_arch_xchg_relaxed		/* a policy may do sub-word ones itself */
 #define ka_arch_xchg_relaxed(p, i)       __atomic_exchange_n((p), (i), __ka_rmw_relaxed)
+#endif
 #ifndef ka_arch_try_cmpxchg_relaxed	/* a policy may have to work around its compiler */
 #define ka_arch_try_cmpxchg_relaxed(p, o, n) \
 	__atomic_compare_exchange_n((p), (o), (n), false, __ka_rmw_relaxed, __ATOMIC_RELAXED)

@@ -1,6 +1,7 @@
 """tools/codegen/kernel-seq.tbl: what the kernel itself emits, per architecture
 and ordering class, and the ordering each class needs (the table's header
 explains its columns).  The first matching line applies."""
+import re
 from dataclasses import dataclass
 
 
@@ -35,8 +36,24 @@ class KernelTable:
                                      % (path, lineno, len(cols)))
                 self.rows.append(KernelSeq(*cols[:6]))
 
-    def lookup(self, arch, isa, cls, shape):
+    def lookup(self, arch, isa, cls, shape, size=None):
+        """size: the probe's operand size in bytes (its name's _N suffix), or None."""
         for r in self.rows:
-            if _glob(r.arch, arch) and _glob(r.isa, isa) and _glob(r.cls, cls) and _glob(r.shape, shape):
+            if _glob(r.arch, arch) and _glob(r.isa, isa) and _glob(r.cls, cls) and _shape(r.shape, shape, size):
                 return r
         return None
+
+
+def _shape(pattern, shape, size):
+    """SHAPE@N,M matches that shape at those operand sizes only (riscv64's
+    1- and 2-byte xchg is a loop on the word, its others one AMO)."""
+    if "@" not in pattern:
+        return _glob(pattern, shape)
+    want, sizes = pattern.split("@", 1)
+    return _glob(want, shape) and size is not None and str(size) in sizes.split(",")
+
+
+def probe_size(name):
+    """The operand size a probe's name ends with (probe_xchg_relaxed_2 -> 2), or None."""
+    m = re.search(r"_(1|2|4|8|16)$", name)
+    return int(m.group(1)) if m else None
