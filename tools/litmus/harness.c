@@ -10,6 +10,7 @@
 #include "runner.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,27 +75,116 @@ static int expr_narrow_address(const struct lt_test *t, const struct lt_expr *e)
 	return expr_narrow_address(t, e->a) || expr_narrow_address(t, e->b);
 }
 
-/* Does the body dereference register name (a unary '*' before it: "*r1 = 1", "READ_ONCE(*r2)")? */
-static int reg_dereferenced(const struct lt_thread *th, const char *name)
+/* Primitives whose first argument is an address (not an lvalue such as READ_ONCE's *x). */
+static const char *const addr_first[] = {
+	"smp_load_acquire", "smp_store_release", "smp_cond_load_relaxed", "smp_cond_load_acquire",
+	"virt_load_acquire", "virt_store_release", "xchg", "xchg_acquire", "xchg_release", "xchg_relaxed",
+	"cmpxchg", "cmpxchg_acquire", "cmpxchg_release", "cmpxchg_relaxed", "cmpxchg_local", "sync_cmpxchg",
+	"try_cmpxchg", "try_cmpxchg_acquire", "try_cmpxchg_release", "try_cmpxchg_relaxed", "try_cmpxchg_local",
+	"cmpxchg64", "cmpxchg64_acquire", "cmpxchg64_release", "cmpxchg64_relaxed", "cmpxchg64_local",
+	"try_cmpxchg64", "try_cmpxchg64_acquire", "try_cmpxchg64_release", "try_cmpxchg64_relaxed", NULL
+};
+
+/* Is the identifier ending at e (the text starting at lo) one of list? */
+static int word_before_in(const char *lo, const char *e, const char *const *list)
+{
+	const char *w = e;
+	int i;
+
+	while (w > lo && ident_char(w[-1]))
+		w--;
+	for (i = 0; list[i]; i++)
+		if (strlen(list[i]) == (size_t)(e - w) && !memcmp(list[i], w, (size_t)(e - w)))
+			return 1;
+	return 0;
+}
+
+/*
+ * The places where the body uses register name as an address: after a unary
+ * '*' ("*r1 = 1", "READ_ONCE(*r2)") or as the first argument of a primitive
+ * taking one ("smp_load_acquire(r8)", "xchg(r2, 1)").  herd's registers are
+ * untyped: an int register may hold an address and be used so.  Returns how
+ * many; their offsets (of the name) into at[] (up to max).
+ */
+static int reg_addr_uses(const struct lt_thread *th, const char *name, size_t *at, int max)
 {
 	const char *s = th->body, *end = th->body + th->body_len;
 	size_t n = strlen(name);
+	int count = 0;
 
 	while ((s = memmem(s, (size_t)(end - s), name, n))) {
-		const char *a = s, *e = s + n;
+		const char *a = s, *e = s + n, *f;
 
 		s = e;
 		if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
 			continue;
 		while (a > th->body && isspace((unsigned char)a[-1]))
 			a--;
-		if (a == th->body || a[-1] != '*')
+		if (a > th->body && a[-1] == '*') {
+			for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+				;
+			/* unary: after an operator or an opening, not after an operand (x * r1) */
+			if (!(a == th->body || strchr("(,=;{}!&|*+-<>?:[~", a[-1])))
+				continue;
+		} else if (a > th->body && a[-1] == '(') {
+			for (f = e; f < end && isspace((unsigned char)*f); f++)
+				;
+			for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+				;
+			if (f == end || (*f != ',' && *f != ')') || !word_before_in(th->body, a, addr_first))
+				continue;
+		} else {
 			continue;
-		for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
-			;
-		/* unary: after an operator or an opening, not after an operand (x * r1) */
-		if (a == th->body || strchr("(,=;{}!&|*+-<>?:[~", a[-1]))
+		}
+		if (count < max)
+			at[count] = (size_t)(e - n - th->body);
+		count++;
+	}
+	return count;
+}
+
+static int reg_dereferenced(const struct lt_thread *th, const char *name)
+{
+	return reg_addr_uses(th, name, NULL, 0) > 0;
+}
+
+/*
+ * Does the body use a parameter as a value ("WRITE_ONCE(*z, x)",
+ * "r1 == y", "x + r8"): an address that may land in an int location or
+ * register?  Not a value: after '*' or '&', before "->", '.' or '[', or as
+ * the first argument of a call (spin_lock(l), smp_store_release(y, 1)).
+ */
+static int param_as_value(const struct lt_thread *th)
+{
+	static const char *const keywords[] = { "if", "while", "for", "switch", "return", NULL };
+	int j;
+
+	for (j = 0; j < th->nparams; j++) {
+		const char *pn = th->params[j].name, *s = th->body, *end = th->body + th->body_len;
+		size_t n = strlen(pn);
+
+		while ((s = memmem(s, (size_t)(end - s), pn, n))) {
+			const char *a = s, *e = s + n;
+
+			s = e;
+			if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
+				continue;
+			while (a > th->body && isspace((unsigned char)a[-1]))
+				a--;
+			while (e < end && isspace((unsigned char)*e))
+				e++;
+			if (a > th->body && (a[-1] == '*' || a[-1] == '&' || a[-1] == '.' || a[-1] == '>'))
+				continue;
+			if (e < end && (*e == '.' || *e == '[' || (*e == '-' && e + 1 < end && e[1] == '>')))
+				continue;
+			if (a > th->body && a[-1] == '(') {
+				for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+					;
+				if (a > th->body && ident_char(a[-1]) && !word_before_in(th->body, a, keywords))
+					continue;	/* a call's first argument */
+			}
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -119,8 +209,10 @@ static int rhs_is_address(const struct lt_thread *th, const struct lt_reg *r)
 
 /*
  * herd's values are untyped: an int location may hold an address.  A test
- * that puts one there (init block or condition) gets every int widened to
- * long, so that the address survives (C-llist-add-atomic: h=l1 with int *h).
+ * that may put one there gets every int widened to long (intptr_t's width),
+ * so that the address survives: an address in the init block (C-llist-add-
+ * atomic: h=l1 with int *h) or compared in the condition, a parameter used as
+ * a value in a body (WRITE_ONCE(*z, x)), a register used as an address.
  */
 static int needs_wide(const struct lt_test *t)
 {
@@ -133,10 +225,14 @@ static int needs_wide(const struct lt_test *t)
 		for (j = 0; j < t->threads[i].nregs; j++) {
 			const struct lt_reg *r = &t->threads[i].regs[j];
 
-			if (scalar_narrow(r->type) && ((r->has_init && r->init_ptr >= 0) || rhs_is_address(&t->threads[i], r) ||
-							reg_dereferenced(&t->threads[i], r->name)))
+			if (scalar_narrow(r->type) && ((r->has_init && r->init_ptr >= 0) || rhs_is_address(&t->threads[i], r)))
+				return 1;
+			if (!r->is_ptr && reg_dereferenced(&t->threads[i], r->name))
 				return 1;
 		}
+	for (i = 0; i < t->nthreads; i++)
+		if (param_as_value(&t->threads[i]))
+			return 1;
 	return expr_narrow_address(t, t->cond) || expr_narrow_address(t, t->filter);
 }
 
@@ -279,8 +375,10 @@ static int is_type_word(const char *s, size_t n)
 /*
  * Can an undeclared register take its type from its first assignment's
  * right-hand side at the top of the thread?  Every name there must be a
- * parameter or a register declared before it, a function or macro (followed
- * by '('), a member (after . or ->) or a type word.
+ * parameter or a register declared before it (declared[] 1; not 2: an
+ * integer register used as an address, whose uses get a cast in the body
+ * only), a function or macro (followed by '('), a member (after . or ->) or
+ * a type word.
  */
 static int rhs_typeable(const struct lt_thread *th, const struct lt_reg *r, const int *declared)
 {
@@ -303,7 +401,7 @@ static int rhs_typeable(const struct lt_thread *th, const struct lt_reg *r, cons
 			for (j = 0; j < th->nparams && !ok; j++)
 				ok = strlen(th->params[j].name) == n && !memcmp(th->params[j].name, w, n);
 			for (j = 0; j < th->nregs && !ok; j++)
-				ok = declared[j] && strlen(th->regs[j].name) == n && !memcmp(th->regs[j].name, w, n);
+				ok = declared[j] == 1 && strlen(th->regs[j].name) == n && !memcmp(th->regs[j].name, w, n);
 			if (!ok)
 				return 0;
 		} else if (isdigit((unsigned char)*s)) {
@@ -449,15 +547,12 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 
 			types[j] = widen(T, c);
 			free(c);
-			if (!r->is_ptr && reg_dereferenced(th, r->name)) {
-				/* herd lets an integer register hold an address and dereference it */
-				struct sbuf b = { 0 };
-
-				sb_printf(&b, "%s *", types[j]);
+			if (!r->is_ptr && reg_dereferenced(th, r->name) && !holds_address(types[j])) {
+				/* herd lets an integer register hold an address and use it (addr_cast()) */
 				free(types[j]);
-				types[j] = b.s;
+				types[j] = xstrdup("long");
 			}
-			declared[j] = 1;
+			declared[j] = !r->is_ptr && reg_dereferenced(th, r->name) ? 2 : 1;
 		} else if (!r->assign_len) {
 			/* only the init block names it */
 			types[j] = xstrdup(r->has_init && r->init_ptr >= 0 ? "intptr_t" : T->wide ? "long" : "int");
@@ -474,9 +569,12 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 		if (best < 0)
 			break;
 		if (reg_dereferenced(th, th->regs[best].name)) {
-			/* herd's registers are untyped: one the thread dereferences holds an address */
-			types[best] = xstrdup(T->wide ? "long *" : "int *");
-		} else if (rhs_typeable(th, &th->regs[best], declared)) {
+			/* herd's registers are untyped: one the thread uses as an address holds one */
+			types[best] = xstrdup("long");
+			declared[best] = 2;
+			continue;
+		}
+		if (rhs_typeable(th, &th->regs[best], declared)) {
 			struct sbuf b = { 0 };
 
 			sb_printf(&b, "__typeof__((%.*s) + 0)", (int)th->regs[best].assign_len,
@@ -491,13 +589,20 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 	return types;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 {
 	const struct lt_test *t = T->lt;
 	const struct lt_thread *th = &t->threads[i];
 	char **types = reg_types(T, th);
-	size_t off = 0;
-	int j, c;
+	size_t off = 0, *casts;
+	int j, c, ncast;
 
 	/* The observed registers' values per iteration (a type of the body's, __typeof__, cannot be named here). */
 	for (j = 0; j < th->nregs; j++)
@@ -522,14 +627,40 @@ static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 	emit_line_directive(b, th->body_line, T->path);
 	for (j = 1; j < th->body_col; j++)
 		sb_puts(b, " ");
-	/* The body, the type words of its declarations blanked: the registers are declared above. */
-	for (j = 0; j < th->nblanks; j++) {
-		size_t s = th->blanks[j].off, n = th->blanks[j].len;
+	/*
+	 * The body, the type words of its declarations blanked (the registers
+	 * are declared above), and "(long *)" before each use as an address of
+	 * an integer register (reg_addr_uses(): "*r8", "smp_load_acquire(r8)"):
+	 * herd's registers are untyped, and one declared int may hold an
+	 * address (in a widened test, every int cell is a long).  The register
+	 * keeps its integer type, so its arithmetic (r8 = x + (r0 - r0)) stays
+	 * as written, and the conversion is a no-op: the dependency stays.
+	 */
+	ncast = 0;
+	for (j = 0; j < th->nregs; j++)
+		if (!th->regs[j].is_ptr && !strchr(types[j], '*'))
+			ncast += reg_addr_uses(th, th->regs[j].name, NULL, 0);
+	casts = xmalloc(sizeof(*casts) * (size_t)(ncast + 1));
+	ncast = 0;
+	for (j = 0; j < th->nregs; j++)
+		if (!th->regs[j].is_ptr && !strchr(types[j], '*'))
+			ncast += reg_addr_uses(th, th->regs[j].name, casts + ncast, INT_MAX);
+	qsort(casts, (size_t)ncast, sizeof(*casts), cmp_size);
+	for (j = 0, c = 0; j < th->nblanks || c < ncast;) {
+		if (j < th->nblanks && (c == ncast || th->blanks[j].off <= casts[c])) {
+			size_t s = th->blanks[j].off, n = th->blanks[j].len;
 
-		sb_add(b, th->body + off, s - off);
-		for (off = s; off < s + n; off++)
-			sb_add(b, th->body[off] == '\n' ? "\n" : " ", 1);
+			sb_add(b, th->body + off, s - off);
+			for (off = s; off < s + n; off++)
+				sb_add(b, th->body[off] == '\n' ? "\n" : " ", 1);
+			j++;
+		} else {
+			sb_add(b, th->body + off, casts[c] - off);
+			off = casts[c++];
+			sb_puts(b, "(long *)");
+		}
 	}
+	free(casts);
 	sb_add(b, th->body + off, th->body_len - off);
 	sb_puts(b, "\n");
 	for (j = 0; j < th->nregs; j++)
