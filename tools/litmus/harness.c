@@ -260,6 +260,119 @@ static void expr_cols(struct test *T, const struct lt_expr *e)
 	expr_cols(T, e->b);
 }
 
+/*
+ * May a thread end holding a lock?  Per thread: more acquisitions
+ * (spin_lock*, raw_spin_lock*, the trylocks) than releases made
+ * unconditionally (at the body's top level, as a statement of their own).
+ * A lock taken and never released (P0 { spin_lock(s); ... }), or released
+ * only under a condition, makes the test an orphan one (KL_ORPHAN).
+ */
+static int may_leave_locked(const struct lt_thread *th)
+{
+	const char *s = th->body, *end = th->body + th->body_len;
+	int depth = 0, acq = 0, rel = 0;
+
+	while (s < end) {
+		const char *w = s, *a;
+		size_t n;
+
+		if (*s == '{' || *s == '}') {
+			depth += *s == '{' ? 1 : -1;
+			s++;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*s) || *s == '_') || (s > th->body && ident_char(s[-1]))) {
+			s++;
+			continue;
+		}
+		while (s < end && ident_char(*s))
+			s++;
+		n = (size_t)(s - w);
+		if (n > 4 && !memcmp(w, "raw_", 4)) {
+			w += 4;
+			n -= 4;
+		}
+		if ((n >= 9 && !memcmp(w, "spin_lock", 9) && (n == 9 || w[9] == '_') && !(n >= 14 && !memcmp(w, "spin_lock_init", 14))) ||
+		    (n >= 12 && !memcmp(w, "spin_trylock", 12))) {
+			acq++;
+		} else if (n >= 11 && !memcmp(w, "spin_unlock", 11) && !(n >= 16 && !memcmp(w, "spin_unlock_wait", 16))) {
+			for (a = s - n - (w > th->body + 4 && !memcmp(w - 4, "raw_", 4) ? 4 : 0);
+			     a > th->body && isspace((unsigned char)a[-1]); a--)
+				;
+			if (depth == 0 && (a == th->body || a[-1] == ';' || a[-1] == '{' || a[-1] == '}'))
+				rel++;
+		}
+	}
+	return acq > rel;
+}
+
+/* The kind of the variable a parameter of this type points to. */
+static enum lt_kind param_kind(const char *type)
+{
+	size_t n = strlen(type);
+
+	while (n && type[n - 1] == ' ')
+		n--;
+	if (n && type[n - 1] == '*')	/* the parameter's own star */
+		n--;
+	while (n && type[n - 1] == ' ')
+		n--;
+	if (memchr(type, '*', n))
+		return LT_PTR;
+	if (n == 10 && !memcmp(type, "spinlock_t", 10))
+		return LT_LOCK;
+	if (n == 18 && !memcmp(type, "struct srcu_struct", 18))
+		return LT_SRCU;
+	if ((n == 8 && !memcmp(type, "atomic_t", 8)) || (n == 10 && !memcmp(type, "atomic64_t", 10)) ||
+	    (n == 13 && !memcmp(type, "atomic_long_t", 13)))
+		return LT_ATOMIC;
+	return LT_SCALAR;
+}
+
+static const char *kind_what(enum lt_kind k)
+{
+	switch (k) {
+	case LT_LOCK: return "spinlock_t (a katomic lock)";
+	case LT_SRCU: return "struct srcu_struct (an SRCU domain)";
+	case LT_ATOMIC: return "atomic_t";
+	default: return "a plain word";
+	}
+}
+
+/*
+ * A location the threads use with incompatible types (P0(int *s) writes it,
+ * P1(struct srcu_struct *s) takes an SRCU read lock on it).  herd treats it
+ * as one untyped cell whose value srcu_read_lock()/spin_lock() read and
+ * write; the harness's lock or SRCU domain is a structure of its own, not a
+ * word a plain access can read or write, so such a test is not run and is
+ * UNJUDGED with the reason.  int with atomic_t share the cell (atomic_t is
+ * an int), unless the test is widened.  Returns the reason or NULL.
+ */
+static const char *mixed_types(const struct test *T)
+{
+	const struct lt_test *t = T->lt;
+	int th, j;
+
+	for (th = 0; th < t->nthreads; th++)
+		for (j = 0; j < t->threads[th].nparams; j++) {
+			const struct lt_param *pa = &t->threads[th].params[j];
+			const struct lt_var *v = &t->vars[pa->var];
+			enum lt_kind pk = param_kind(pa->type), vk = v->kind == LT_PTR ? LT_SCALAR : v->kind;
+			struct sbuf b = { 0 };
+
+			if (pk == LT_PTR)
+				pk = LT_SCALAR;
+			if (pk == vk || (!T->wide && ((pk == LT_ATOMIC && vk == LT_SCALAR) || (pk == LT_SCALAR && vk == LT_ATOMIC))))
+				continue;
+			sb_printf(&b, "location %s is %s in P%d's parameters and %s elsewhere (its type '%s'): herd treats it "
+				  "as one untyped cell, but the harness's %s is not that",
+				  v->name, kind_what(pk), t->threads[th].id, kind_what(vk), v->type,
+				  kind_what(pk == LT_SCALAR ? vk : pk));
+			return b.s;
+		}
+	return NULL;
+}
+
 void plan_test(struct test *T, int urcu_ok)
 {
 	const struct lt_test *t = T->lt;
@@ -290,6 +403,9 @@ void plan_test(struct test *T, int urcu_ok)
 				"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu)";
 	}
 	T->wide = needs_wide(t);
+	for (th = 0; th < t->nthreads; th++)
+		T->orphan |= may_leave_locked(&t->threads[th]);
+	T->unjudged = mixed_types(T);
 	for (l = 0; l < t->nlocs; l++)
 		add_col(T, &t->locs[l]);
 	expr_cols(T, t->filter);
@@ -727,13 +843,19 @@ static void generate_test(struct sbuf *b, const struct test *T, int k)
 		sb_printf(b, ".v)\n\t\treturn %d;\n", i);
 	}
 	sb_puts(b, "\t(void)i;\n\t(void)p;\n\treturn -1;\n}\n");
+	/* A test that may leave a lock held: lock waits can abandon the iteration (harness-head.h). */
+	if (T->orphan)
+		sb_puts(b, "#define ka_spin_lock(l) KL_ORPHAN_WAIT((l), 0)\n"
+			   "#define ka_spin_unlock_wait(l) KL_ORPHAN_WAIT((l), 1)\n");
 	for (i = 0; i < t->nthreads; i++)
 		generate_thread(b, T, k, i);
+	if (T->orphan)
+		sb_puts(b, "#undef ka_spin_lock\n#undef ka_spin_unlock_wait\n");
 	sb_printf(b, "static void kl%d_run(int t, long lo, long hi)\n{\n\tlong i;\n\n\tswitch (t) {\n", k);
 	for (i = 0; i < t->nthreads; i++) {
 		const struct lt_thread *th = &t->threads[i];
 
-		sb_printf(b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++)\n\t\t\tkl%d_P%d(i", i, k, i);
+		sb_printf(b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++) {\n\t\t\tkl%d_P%d(i", i, k, i);
 		for (j = 0; j < th->nparams; j++) {
 			char *pt = widen(T, th->params[j].type);
 
@@ -742,7 +864,10 @@ static void generate_test(struct sbuf *b, const struct test *T, int k)
 			sb_puts(b, ".v");
 			free(pt);
 		}
-		sb_puts(b, ");\n\t\tbreak;\n");
+		sb_puts(b, ");\n");
+		if (T->orphan)
+			sb_printf(b, "\t\t\tKL_DONE(%d, i);\n", i);
+		sb_puts(b, "\t\t}\n\t\tbreak;\n");
 	}
 	sb_puts(b, "\t}\n}\n");
 	/* The final state of iteration i: the values of the observed locations. */
@@ -780,8 +905,8 @@ static void generate_test(struct sbuf *b, const struct test *T, int k)
 	sb_puts(b, "\t(void)i;\n}\n");
 	sb_printf(b, "static const struct kl_test kl%d_test = {\n\t", k);
 	emit_c_string(b, t->name);
-	sb_printf(b, ", %d, %d, %d, %d, %d,\n\tkl%d_off, kl%d_noff, kl%d_reset, kl%d_run, kl%d_state\n};\n",
-		  t->nthreads, T->ncols ? T->ncols : 1, nv, T->grace, T->urcu, k, k, k, k, k);
+	sb_printf(b, ", %d, %d, %d, %d, %d, %d,\n\tkl%d_off, kl%d_noff, kl%d_reset, kl%d_run, kl%d_state\n};\n",
+		  t->nthreads, T->ncols ? T->ncols : 1, nv, T->grace, T->urcu, T->orphan, k, k, k, k, k);
 }
 
 char *generate_program(struct test *const *tests, int n, int urcu)
