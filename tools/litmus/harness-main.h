@@ -238,6 +238,24 @@ static void kl_pin(int t, long rot)
 static double kl_t0;
 
 /*
+ * A test that may leave a lock held: its complete executions may need a
+ * given thread to come last (a thread that takes a lock for good must run
+ * after those waiting for it), so each block starts the threads in a
+ * rotating order, the k-th behind by k yields and spins.  Without it, the
+ * thread that happened to start first took every lock of every block.
+ */
+static void kl_stagger(int k)
+{
+	int n;
+
+	for (; k > 0; k--) {
+		sched_yield();
+		for (n = 0; n < 2000; n++)
+			cpu_relax();
+	}
+}
+
+/*
  * One thread: run the batch in blocks of kl_sync iterations with a barrier
  * and a common start time before each block (the threads start each block
  * together and drift apart within it), fold this thread's share of the batch
@@ -263,6 +281,8 @@ static void *kl_thread(void *arg)
 			kl_barrier_go(&sense);
 			if (!t && !b)
 				q = kl_now();
+			if (kl_T->orphan)
+				kl_stagger((int)((t + b / kl_sync + nb) % nt));
 			kl_T->run(t, b, b + kl_sync < kl_batch ? b + kl_sync : kl_batch);
 		}
 		kl_barrier(&sense);
@@ -343,6 +363,10 @@ static int kl_run_test(int k)
 	 * 128, 0.03-0.04 s with one block per batch). */
 	if (!kl_sync_set && (nt > (kl_ncpus ? kl_ncpus : 1) || kl_T->grace))
 		kl_sync = kl_batch;
+	/* ... but a test that may leave a lock held needs its threads to start
+	 * together, in varied order (kl_stagger), and often. */
+	if (!kl_sync_set && kl_T->orphan)
+		kl_sync = 16;
 	for (i = 0; i < nt; i++)
 		kl_hinit(&kl_hist[i], 64);
 	kl_relayout();
