@@ -371,7 +371,7 @@ static const char *kind_what(enum lt_kind k)
  * UNJUDGED with the reason.  int with atomic_t share the cell (atomic_t is
  * an int), unless the test is widened.  Returns the reason or NULL.
  */
-static const char *mixed_types(const struct test *T)
+static char *mixed_types(const struct test *T)
 {
 	const struct lt_test *t = T->lt;
 	int th, j;

@@ -336,6 +336,7 @@ int main(int argc, char **argv)
 			free(tests[i].states[k].vals);
 		free(tests[i].states);
 		free(tests[i].cols);
+		free(tests[i].unjudged);
 		free(tests[i].error);
 		free(tests[i].src);
 		lt_free(tests[i].lt);

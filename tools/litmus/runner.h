@@ -80,7 +80,7 @@ struct test {
 	int rcu_grace;		/* calls synchronize_rcu */
 	int wide;		/* an int location holds an address: ints are widened to long */
 	int orphan;		/* may leave a lock held: an iteration whose thread waits for it forever is discarded */
-	const char *unjudged;	/* reason the test is not run (a location of two incompatible types) */
+	char *unjudged;		/* reason the test is not run (a location of two incompatible types; owned) */
 	struct lt_loc *cols;	/* observed locations: the histogram's columns */
 	int ncols;
 	/* results */
