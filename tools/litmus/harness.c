@@ -701,7 +701,7 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 		} else if (!r->assign_len) {
 			/* only the init block names it */
 			types[j] = xstrdup(r->has_init && r->init_ptr >= 0 ? "intptr_t" : T->wide ? "long" : "int");
-			declared[j] = 1;
+			declared[j] = !r->is_ptr && reg_dereferenced(th, r->name) ? 2 : 1;
 		}
 	}
 	/* Undeclared, assigned: the type of their first right-hand side, in body order. */
