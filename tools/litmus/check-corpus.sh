@@ -9,7 +9,8 @@
 # A run passes when the runner exits 0 (no FAIL, no ERROR) and every test it skips
 # names a primitive outside the kernel API.  Missing material is skipped with a note.
 # Environment: LITMUS (runner), HCC, BACKENDS, CORPUS, SAMPLE, ITER (sample),
-# LINUX_TAR, LINUX_ITER, BUILD.
+# AGREE_BACKENDS, AGREE_ITER (the parser-runner agreement run), LINUX_TAR,
+# LINUX_ITER, BUILD.
 set -u
 tp=0 tf=0
 pass() { tp=$((tp + 1)); echo "ok: $*"; }
@@ -52,6 +53,31 @@ if [ -d "$CORPUS" ]; then
 else
 	echo "note: CORPUS=$CORPUS not found: the public corpus share is skipped"
 fi
+
+# Parser and runner agree (issue #23): every file that parses, of the corpus
+# share and tests/litmus, runs (no ERROR: a harness that does not compile or
+# crashes) or is SKIPPED or UNJUDGED with a reason.  Few iterations: a
+# compile-and-smoke run of every test, AGREE_BACKENDS only (c11 by default).
+agree=tests/litmus
+[ -d "$CORPUS" ] && agree="$agree $CORPUS"
+n=$(find $agree -name '*.litmus' ! -path '*/bad/*' | wc -l)
+for b in $AGREE_BACKENDS; do
+	t0=$(date +%s)
+	out=$("$LITMUS" --backend "$b" --cc "$HCC" --iterations "$AGREE_ITER" --rcu-iterations "$AGREE_ITER" \
+		$(find $agree -name '*.litmus' ! -path '*/bad/*' | LC_ALL=C sort) 2>/dev/null)
+	rc=$?
+	t1=$(date +%s)
+	verdicts=$(echo "$out" | grep -c '^Verdict ')
+	skips=$(echo "$out" | grep -c '^Skipped: .')
+	unj=$(echo "$out" | grep -c '^Unjudged: .')
+	summary="$verdicts verdicts ($skips skipped, $unj unjudged with a reason) for $n files in $((t1 - t0)) s"
+	if [ "$rc" -eq 0 ] && [ "$verdicts" -eq "$((n - skips))" ]; then
+		pass "parser and runner agree, backend $b: $summary"
+	else
+		fail "parser and runner agree, backend $b (exit $rc): $summary"
+		echo "$out" | grep -E '^Verdict .* (FAIL|ERROR)|^Error' | head -n 20
+	fi
+done
 
 if [ -f "$LINUX_TAR" ]; then
 	dir=$BUILD/linux-litmus

@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		src = generate_program(&list, 1, T.urcu);
 		free(src);
 		free(T.cols);
+		free(T.unjudged);
 		lt_free(t);
 	} else if (err.line < 1 || err.col < 1 || !err.msg[0]) {
 		__builtin_trap();	/* every error must have a position and a message */

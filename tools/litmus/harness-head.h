@@ -182,8 +182,129 @@ struct kl_test {
 	int nt, ncol, nvars;
 	int grace;		/* calls a grace period: the -g cap on iterations applies */
 	int rcu;		/* its threads register with liburcu */
+	int orphan;		/* may leave a lock held: iterations can be abandoned (kl_discard) */
 	long *off, *noff;	/* each variable's cell offset in this batch and the next */
 	void (*reset)(int t, long lo, long hi);	/* zero and initialise the cells of [lo, hi) */
 	void (*run)(int t, long lo, long hi);	/* thread t runs iterations [lo, hi) */
 	void (*state)(long i, long long *s);	/* the final state of iteration i */
 };
+
+/*
+ * Locks never released (docs/litmus.md, "Locks never released").  herd
+ * counts complete executions only: where a thread takes a lock and ends
+ * without releasing it, a thread that then waits for that lock never
+ * finishes, and that execution does not exist.  In a test that may leave a
+ * lock held (the runner decides from the text: KL_ORPHAN is 1 around its
+ * thread functions), spin_lock() and its variants (they all come to
+ * ka_spin_lock()) and spin_unlock_wait() wait by polling; when every other
+ * thread has finished this iteration (kl_prog) and the lock is still held,
+ * nobody will release it: the waiting thread abandons the iteration (returns
+ * from its body), which is then discarded (kl_discard), counted and shown,
+ * never judged.  Otherwise (KL_ORPHAN 0) they are katomic's own.
+ */
+struct kl_progress {
+	long long v;	/* kl_base + i + 1: this thread has finished iteration i of the batch */
+	unsigned long seq;	/* odd while waiting for a lock (kl_lock_or_orphan), incremented at each start and end */
+	long long iter;	/* the iteration it waits in (kl_base + i + 1) */
+	spinlock_t *lock;	/* the lock it waits for */
+} __attribute__((aligned(64)));
+static struct kl_progress kl_prog[KL_MAXT];
+static long long kl_base;	/* the batch's first iteration number (thread 0 moves it between batches) */
+static int kl_nthreads;		/* of the test running */
+static unsigned char kl_discard[KL_BMAX];	/* iteration i abandoned: not a complete execution */
+static unsigned kl_lock_spins = 1024;	/* polls before a yield (harness-main.h: as its barriers) */
+
+#define KL_DONE(t, i) __atomic_store_n(&kl_prog[t].v, kl_base + (i) + 1, __ATOMIC_RELEASE)
+
+/*
+ * Is iteration i stuck for thread tid waiting for lock l: l held, and every
+ * other thread either finished with iteration i or waiting in it for a lock
+ * that is held?  Then nobody runs who could release a lock (those waiting
+ * will not get theirs), and nothing changes any more.  seq[] gets each
+ * other thread's wait count, to compare two such findings: a thread that got
+ * its lock meanwhile (and holds it, so it looked held) has moved on.
+ */
+static int kl_stuck(spinlock_t *l, long i, int tid, unsigned long *seq)
+{
+	long long me = kl_base + i + 1;
+	int u;
+
+	for (u = 0; u < kl_nthreads; u++) {
+		if (u == tid)
+			continue;
+		seq[u] = __atomic_load_n(&kl_prog[u].seq, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&kl_prog[u].v, __ATOMIC_ACQUIRE) >= me)
+			continue;	/* finished iteration i */
+		if (!(seq[u] & 1) || __atomic_load_n(&kl_prog[u].iter, __ATOMIC_RELAXED) != me ||
+		    !spin_is_locked(__atomic_load_n(&kl_prog[u].lock, __ATOMIC_RELAXED)))
+			return 0;	/* running, or about to get its lock */
+	}
+	return spin_is_locked(l);	/* read after their progress: a release before it is seen */
+}
+
+/*
+ * Twice the same finding, a moment apart: iteration i is stuck (see
+ * kl_stuck).  No yield in between: on a loaded machine a yield can cost a
+ * time slice, and a test where every iteration is abandoned would crawl.
+ */
+static int kl_orphaned(spinlock_t *l, long i, int tid)
+{
+	unsigned long a[KL_MAXT], b[KL_MAXT];
+	int u;
+
+	if (!kl_stuck(l, i, tid, a))
+		return 0;
+	for (u = 0; u < 64; u++)
+		cpu_relax();
+	if (!kl_stuck(l, i, tid, b))
+		return 0;
+	for (u = 0; u < kl_nthreads; u++)
+		if (u != tid && a[u] != b[u])
+			return 0;
+	return 1;
+}
+
+/* Take l (1), or find it orphaned (0).  unlock_wait: wait until l is free, without taking it. */
+static inline int kl_lock_or_orphan(spinlock_t *l, long i, int tid, int unlock_wait)
+{
+	struct kl_progress *me = &kl_prog[tid];
+	unsigned n = 0;
+	int got;
+
+	if (unlock_wait ? !spin_is_locked(l) : spin_trylock(l))
+		goto done;
+	__atomic_store_n(&me->lock, l, __ATOMIC_RELAXED);
+	__atomic_store_n(&me->iter, kl_base + i + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&me->seq, me->seq + 1, __ATOMIC_RELEASE);	/* odd: waiting */
+	for (;;) {
+		if (unlock_wait ? !spin_is_locked(l) : spin_trylock(l)) {
+			got = 1;
+			break;
+		}
+		if (++n % 32 == 0 && kl_orphaned(l, i, tid)) {
+			got = 0;
+			break;
+		}
+		if (n >= kl_lock_spins) {	/* the holder may need this CPU */
+			n = 0;
+			sched_yield();
+		} else {
+			cpu_relax();
+		}
+	}
+	__atomic_store_n(&me->seq, me->seq + 1, __ATOMIC_RELEASE);	/* even: running */
+	if (!got)
+		return 0;
+done:
+	if (unlock_wait)
+		smp_acquire__after_ctrl_dep();	/* spin_unlock_wait is an acquire */
+	return 1;
+}
+
+#define KL_ORPHAN_WAIT(l, w)                                   \
+	do {                                                   \
+		if (!kl_lock_or_orphan((l), kl_i, kl_tid, (w))) { \
+			kl_discard[kl_i] = 1;                  \
+			return;                                \
+		}                                              \
+	} while (0)

@@ -15,13 +15,14 @@
 
 static const struct kl_test *kl_T;	/* the test this (child) process runs */
 static long kl_batch = 4096, kl_sync = 128;
-static int kl_sync_set;
+static int kl_sync_set, kl_batch_set;
 static long long kl_max_iter = 1000000, kl_grace_iter;
 static double kl_max_time, kl_loop;
 static unsigned kl_spin_limit;
 static int kl_cpus[1024], kl_ncpus;
 static int kl_stop;
 static long long kl_total;
+static long long kl_ndisc[KL_MAXT];	/* per thread: iterations of its share abandoned (KL_ORPHAN) */
 static volatile long long *kl_progress;	/* kl_total, shared with the watching parent */
 static long kl_rotate = 64;	/* batches between thread-to-CPU reassignments (a migration costs ~20% at every 8); 0: never */
 static int kl_relayout_on = 1;
@@ -237,6 +238,24 @@ static void kl_pin(int t, long rot)
 static double kl_t0;
 
 /*
+ * A test that may leave a lock held: its complete executions may need a
+ * given thread to come last (a thread that takes a lock for good must run
+ * after those waiting for it), so each block starts the threads in a
+ * rotating order, the k-th behind by k yields and spins.  Without it, the
+ * thread that happened to start first took every lock of every block.
+ */
+static void kl_stagger(int k)
+{
+	int n;
+
+	for (; k > 0; k--) {
+		sched_yield();
+		for (n = 0; n < 2000; n++)
+			cpu_relax();
+	}
+}
+
+/*
  * One thread: run the batch in blocks of kl_sync iterations with a barrier
  * and a common start time before each block (the threads start each block
  * together and drift apart within it), fold this thread's share of the batch
@@ -262,12 +281,19 @@ static void *kl_thread(void *arg)
 			kl_barrier_go(&sense);
 			if (!t && !b)
 				q = kl_now();
+			if (kl_T->orphan)
+				kl_stagger((int)((t + b / kl_sync + nb) % nt));
 			kl_T->run(t, b, b + kl_sync < kl_batch ? b + kl_sync : kl_batch);
 		}
 		kl_barrier(&sense);
 		if (!t)
 			kl_loop += kl_now() - q;
 		for (i = lo; i < hi; i++) {
+			if (kl_discard[i]) {	/* not a complete execution: no final state */
+				kl_discard[i] = 0;
+				kl_ndisc[t]++;
+				continue;
+			}
 			kl_T->state(i, s);
 			kl_hadd(&kl_hist[t], s);
 		}
@@ -280,6 +306,7 @@ static void *kl_thread(void *arg)
 		kl_T->reset(-1, lo, hi);	/* the next batch's cells, at noff */
 		if (t == 0) {
 			memcpy(kl_T->off, kl_T->noff, sizeof(long) * (size_t)nv);	/* read again after the barrier */
+			kl_base += KL_BMAX;	/* kl_prog of the next batch's iterations: above this one's */
 			kl_total += kl_batch;
 			if (kl_progress)
 				*kl_progress = kl_total;
@@ -305,9 +332,16 @@ static int kl_run_test(int k)
 	double t1;
 
 	kl_T = kl_tests[k];
-	nt = kl_T->nt;
-	if (kl_T->grace && kl_grace_iter > 0 && (kl_max_iter <= 0 || kl_max_iter > kl_grace_iter))
-		kl_max_iter = kl_grace_iter;	/* a grace period per iteration costs microseconds */
+	nt = kl_nthreads = kl_T->nt;
+	/* A grace period per iteration costs microseconds; so does a hand-over
+	 * between threads at each iteration abandoned on a lock never released. */
+	if ((kl_T->grace || kl_T->orphan) && kl_grace_iter > 0 && (kl_max_iter <= 0 || kl_max_iter > kl_grace_iter))
+		kl_max_iter = kl_grace_iter;
+	/* A test that may leave a lock held hands over between threads at every
+	 * abandoned iteration (each waits until the others have finished it): slow
+	 * on a loaded machine, so smaller batches, for the deadline's sake. */
+	if (kl_T->orphan && !kl_batch_set && kl_batch > 256)
+		kl_batch = 256;
 	if (kl_batch < nt)
 		kl_batch = nt;
 	if (kl_batch > KL_BMAX)
@@ -320,6 +354,7 @@ static int kl_run_test(int k)
 	 * a loaded machine the partner may be preempted: yielding beats spinning). */
 	if (!kl_spin_limit)
 		kl_spin_limit = nt > (kl_ncpus ? kl_ncpus : 1) ? 64 : 1024;
+	kl_lock_spins = kl_spin_limit;
 	/* Threads that share a CPU run their blocks one after the other anyway:
 	 * more blocks only add context switches (IRIW, 4 threads on 2 CPUs: about
 	 * 4x the rate with one block per batch instead of blocks of 128).  A test
@@ -328,6 +363,10 @@ static int kl_run_test(int k)
 	 * 128, 0.03-0.04 s with one block per batch). */
 	if (!kl_sync_set && (nt > (kl_ncpus ? kl_ncpus : 1) || kl_T->grace))
 		kl_sync = kl_batch;
+	/* ... but a test that may leave a lock held needs its threads to start
+	 * together, in varied order (kl_stagger), and often. */
+	if (!kl_sync_set && kl_T->orphan)
+		kl_sync = 16;
 	for (i = 0; i < nt; i++)
 		kl_hinit(&kl_hist[i], 64);
 	kl_relayout();
@@ -345,6 +384,13 @@ static int kl_run_test(int k)
 	t1 = kl_now();
 	printf("test %d\nthreads %d\ncpus %d\niterations %lld\nseconds %.6f\nloop_seconds %.6f\n", k, nt, kl_ncpus,
 	       kl_total, t1 - kl_t0, kl_loop);
+	if (kl_T->orphan) {
+		long long d = 0;
+
+		for (i = 0; i < nt; i++)
+			d += kl_ndisc[i];
+		printf("discarded %lld\n", d);
+	}
 	for (i = 0; i < nt; i++)
 		for (j = 0; j < kl_hist[i].cap; j++)
 			if (KL_ENT(&kl_hist[i], j)[0]) {
@@ -490,7 +536,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'n': kl_max_iter = atoll(optarg); break;
 		case 't': kl_max_time = atof(optarg); break;
-		case 'b': kl_batch = atol(optarg); break;
+		case 'b': kl_batch = atol(optarg); kl_batch_set = 1; break;
 		case 's': kl_sync = atol(optarg); kl_sync_set = 1; break;
 		case 'w': kl_watchdog = atof(optarg); break;
 		case 'D': kl_deadline = atof(optarg); break;
@@ -501,7 +547,7 @@ int main(int argc, char **argv)
 		case 'l': kl_relayout_on = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: %s [-n iterations] [-t seconds] [-b batch] [-s sync] [-w watchdog] "
-				"[-D deadline] [-g grace-period iterations] [-y spins] [-d delay] [-a rotate] [-l 0|1] "
+				"[-D deadline] [-g grace-period and lock-orphan iterations] [-y spins] [-d delay] [-a rotate] [-l 0|1] "
 				"[TEST...]\n(%d tests:", argv[0], KL_NTESTS);
 			for (i = 0; i < KL_NTESTS; i++)
 				fprintf(stderr, " %d %s", i, kl_tests[i]->name);

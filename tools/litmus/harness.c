@@ -10,6 +10,7 @@
 #include "runner.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,27 +75,139 @@ static int expr_narrow_address(const struct lt_test *t, const struct lt_expr *e)
 	return expr_narrow_address(t, e->a) || expr_narrow_address(t, e->b);
 }
 
-/* Does the body dereference register name (a unary '*' before it: "*r1 = 1", "READ_ONCE(*r2)")? */
-static int reg_dereferenced(const struct lt_thread *th, const char *name)
+/* Primitives whose first argument is an address (not an lvalue such as READ_ONCE's *x). */
+static const char *const addr_first[] = {
+	"smp_load_acquire", "smp_store_release", "smp_cond_load_relaxed", "smp_cond_load_acquire",
+	"virt_load_acquire", "virt_store_release", "xchg", "xchg_acquire", "xchg_release", "xchg_relaxed",
+	"cmpxchg", "cmpxchg_acquire", "cmpxchg_release", "cmpxchg_relaxed", "cmpxchg_local", "sync_cmpxchg",
+	"try_cmpxchg", "try_cmpxchg_acquire", "try_cmpxchg_release", "try_cmpxchg_relaxed", "try_cmpxchg_local",
+	"cmpxchg64", "cmpxchg64_acquire", "cmpxchg64_release", "cmpxchg64_relaxed", "cmpxchg64_local",
+	"try_cmpxchg64", "try_cmpxchg64_acquire", "try_cmpxchg64_release", "try_cmpxchg64_relaxed", NULL
+};
+
+/* Is the identifier ending at e (the text starting at lo) one of list? */
+static int word_before_in(const char *lo, const char *e, const char *const *list)
+{
+	const char *w = e;
+	int i;
+
+	while (w > lo && ident_char(w[-1]))
+		w--;
+	for (i = 0; list[i]; i++)
+		if (strlen(list[i]) == (size_t)(e - w) && !memcmp(list[i], w, (size_t)(e - w)))
+			return 1;
+	return 0;
+}
+
+/*
+ * The places where the body uses register name as an address: after a unary
+ * '*' ("*r1 = 1", "READ_ONCE(*r2)") or as the first argument of a primitive
+ * taking one ("smp_load_acquire(r8)", "xchg(r2, 1)").  herd's registers are
+ * untyped: an int register may hold an address and be used so.  Returns how
+ * many; their offsets (of the name) into at[] (up to max).
+ */
+static int reg_addr_uses(const struct lt_thread *th, const char *name, size_t *at, int max)
 {
 	const char *s = th->body, *end = th->body + th->body_len;
 	size_t n = strlen(name);
+	int count = 0;
 
 	while ((s = memmem(s, (size_t)(end - s), name, n))) {
-		const char *a = s, *e = s + n;
+		const char *a = s, *e = s + n, *f;
 
 		s = e;
 		if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
 			continue;
 		while (a > th->body && isspace((unsigned char)a[-1]))
 			a--;
-		if (a == th->body || a[-1] != '*')
+		if (a > th->body && a[-1] == '*') {
+			for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+				;
+			/* unary: after an operator or an opening, not after an operand (x * r1) */
+			if (!(a == th->body || strchr("(,=;{}!&|*+-<>?:[~", a[-1])))
+				continue;
+		} else if (a > th->body && a[-1] == '(') {
+			for (f = e; f < end && isspace((unsigned char)*f); f++)
+				;
+			for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+				;
+			if (f == end || (*f != ',' && *f != ')') || !word_before_in(th->body, a, addr_first))
+				continue;
+		} else {
 			continue;
-		for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
-			;
-		/* unary: after an operator or an opening, not after an operand (x * r1) */
-		if (a == th->body || strchr("(,=;{}!&|*+-<>?:[~", a[-1]))
+		}
+		if (count < max)
+			at[count] = (size_t)(e - n - th->body);
+		count++;
+	}
+	return count;
+}
+
+static int reg_dereferenced(const struct lt_thread *th, const char *name)
+{
+	return reg_addr_uses(th, name, NULL, 0) > 0;
+}
+
+/* Is the ',' at c inside the arguments of an atomic_*() or *_bit() call (which take the object last)? */
+static int atomic_arg(const char *lo, const char *c)
+{
+	const char *e, *w;
+	int d = 0;
+
+	for (; c > lo; c--) {
+		if (*c == ')')
+			d++;
+		else if (*c == '(' && d-- == 0)
+			break;
+	}
+	if (c <= lo || *c != '(')
+		return 0;
+	for (e = c; e > lo && isspace((unsigned char)e[-1]); e--)
+		;
+	for (w = e; w > lo && ident_char(w[-1]); w--)
+		;
+	return (e - w >= 6 && !memcmp(w, "atomic", 6)) || (e - w >= 4 && !memcmp(e - 4, "_bit", 4));
+}
+
+/*
+ * Does the body use a parameter as a value ("WRITE_ONCE(*z, x)",
+ * "r1 == y", "x + r8"): an address that may land in an int location or
+ * register?  Not a value: after '*' or '&', before "->", '.' or '[', or as
+ * the first argument of a call (spin_lock(l), smp_store_release(y, 1)).
+ */
+static int param_as_value(const struct lt_thread *th)
+{
+	static const char *const keywords[] = { "if", "while", "for", "switch", "return", NULL };
+	int j;
+
+	for (j = 0; j < th->nparams; j++) {
+		const char *pn = th->params[j].name, *s = th->body, *end = th->body + th->body_len;
+		size_t n = strlen(pn);
+
+		while ((s = memmem(s, (size_t)(end - s), pn, n))) {
+			const char *a = s, *e = s + n;
+
+			s = e;
+			if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
+				continue;
+			while (a > th->body && isspace((unsigned char)a[-1]))
+				a--;
+			while (e < end && isspace((unsigned char)*e))
+				e++;
+			if (a > th->body && (a[-1] == '*' || a[-1] == '&' || a[-1] == '.' || a[-1] == '>'))
+				continue;
+			if (e < end && (*e == '.' || *e == '[' || (*e == '-' && e + 1 < end && e[1] == '>')))
+				continue;
+			if (a > th->body && a[-1] == '(') {
+				for (a--; a > th->body && isspace((unsigned char)a[-1]); a--)
+					;
+				if (a > th->body && ident_char(a[-1]) && !word_before_in(th->body, a, keywords))
+					continue;	/* a call's first argument */
+			}
+			if (a > th->body && a[-1] == ',' && atomic_arg(th->body, a - 1))
+				continue;	/* atomic_add(1, v), set_bit(0, p): the object operated on */
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -119,8 +232,10 @@ static int rhs_is_address(const struct lt_thread *th, const struct lt_reg *r)
 
 /*
  * herd's values are untyped: an int location may hold an address.  A test
- * that puts one there (init block or condition) gets every int widened to
- * long, so that the address survives (C-llist-add-atomic: h=l1 with int *h).
+ * that may put one there gets every int widened to long (intptr_t's width),
+ * so that the address survives: an address in the init block (C-llist-add-
+ * atomic: h=l1 with int *h) or compared in the condition, a parameter used as
+ * a value in a body (WRITE_ONCE(*z, x)), a register used as an address.
  */
 static int needs_wide(const struct lt_test *t)
 {
@@ -133,10 +248,14 @@ static int needs_wide(const struct lt_test *t)
 		for (j = 0; j < t->threads[i].nregs; j++) {
 			const struct lt_reg *r = &t->threads[i].regs[j];
 
-			if (scalar_narrow(r->type) && ((r->has_init && r->init_ptr >= 0) || rhs_is_address(&t->threads[i], r) ||
-							reg_dereferenced(&t->threads[i], r->name)))
+			if (scalar_narrow(r->type) && ((r->has_init && r->init_ptr >= 0) || rhs_is_address(&t->threads[i], r)))
+				return 1;
+			if (!r->is_ptr && reg_dereferenced(&t->threads[i], r->name))
 				return 1;
 		}
+	for (i = 0; i < t->nthreads; i++)
+		if (param_as_value(&t->threads[i]))
+			return 1;
 	return expr_narrow_address(t, t->cond) || expr_narrow_address(t, t->filter);
 }
 
@@ -162,6 +281,125 @@ static void expr_cols(struct test *T, const struct lt_expr *e)
 	}
 	expr_cols(T, e->a);
 	expr_cols(T, e->b);
+}
+
+/*
+ * May a thread end holding a lock?  Per thread: more acquisitions
+ * (spin_lock*, raw_spin_lock*, the trylocks) than releases made
+ * unconditionally (at the body's top level, as a statement of their own).
+ * A lock taken and never released (P0 { spin_lock(s); ... }), or released
+ * only under a condition, makes the test an orphan one (KL_ORPHAN).
+ */
+static int may_leave_locked(const struct lt_thread *th)
+{
+	const char *s = th->body, *end = th->body + th->body_len;
+	int depth = 0, acq = 0, rel = 0;
+
+	while (s < end) {
+		const char *w = s, *a;
+		size_t n;
+
+		if (*s == '{' || *s == '}') {
+			depth += *s == '{' ? 1 : -1;
+			s++;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*s) || *s == '_') || (s > th->body && ident_char(s[-1]))) {
+			s++;
+			continue;
+		}
+		while (s < end && ident_char(*s))
+			s++;
+		n = (size_t)(s - w);
+		if (n > 4 && !memcmp(w, "raw_", 4)) {
+			w += 4;
+			n -= 4;
+		}
+		if ((n >= 9 && !memcmp(w, "spin_lock", 9) && (n == 9 || w[9] == '_') && !(n >= 14 && !memcmp(w, "spin_lock_init", 14))) ||
+		    (n >= 12 && !memcmp(w, "spin_trylock", 12))) {
+			acq++;
+		} else if (n >= 11 && !memcmp(w, "spin_unlock", 11) && !(n >= 16 && !memcmp(w, "spin_unlock_wait", 16))) {
+			for (a = s - n - (w > th->body + 4 && !memcmp(w - 4, "raw_", 4) ? 4 : 0);
+			     a > th->body && isspace((unsigned char)a[-1]); a--)
+				;
+			if (depth == 0 && (a == th->body || a[-1] == ';' || a[-1] == '{' || a[-1] == '}'))
+				rel++;
+		}
+	}
+	return acq > rel;
+}
+
+/* The kind of the variable a parameter of this type points to. */
+static enum lt_kind param_kind(const char *type)
+{
+	size_t n = strlen(type);
+
+	while (n && type[n - 1] == ' ')
+		n--;
+	if (n && type[n - 1] == '*')	/* the parameter's own star */
+		n--;
+	while (n && type[n - 1] == ' ')
+		n--;
+	if (memchr(type, '*', n))
+		return LT_PTR;
+	if (n == 10 && !memcmp(type, "spinlock_t", 10))
+		return LT_LOCK;
+	if (n == 18 && !memcmp(type, "struct srcu_struct", 18))
+		return LT_SRCU;
+	if ((n == 8 && !memcmp(type, "atomic_t", 8)) || (n == 10 && !memcmp(type, "atomic64_t", 10)) ||
+	    (n == 13 && !memcmp(type, "atomic_long_t", 13)))
+		return LT_ATOMIC;
+	return LT_SCALAR;
+}
+
+static const char *kind_what(enum lt_kind k)
+{
+	switch (k) {
+	case LT_LOCK: return "spinlock_t (a katomic lock)";
+	case LT_SRCU: return "struct srcu_struct (an SRCU domain)";
+	case LT_ATOMIC: return "atomic_t";
+	default: return "a plain word";
+	}
+}
+
+/*
+ * A location the threads use with incompatible types (P0(int *s) writes it,
+ * P1(struct srcu_struct *s) takes an SRCU read lock on it).  herd treats it
+ * as one untyped cell whose value srcu_read_lock()/spin_lock() read and
+ * write; the harness's lock or SRCU domain is a structure of its own, not a
+ * word a plain access can read or write, so such a test is not run and is
+ * UNJUDGED with the reason.  int with atomic_t share the cell (atomic_t is
+ * an int), unless the test is widened.  Returns the reason or NULL.
+ */
+static char *mixed_types(const struct test *T)
+{
+	const struct lt_test *t = T->lt;
+	int th, j;
+
+	for (th = 0; th < t->nthreads; th++)
+		for (j = 0; j < t->threads[th].nparams; j++) {
+			const struct lt_param *pa = &t->threads[th].params[j];
+			const struct lt_var *v = &t->vars[pa->var];
+			enum lt_kind pk = param_kind(pa->type), vk = v->kind == LT_PTR ? LT_SCALAR : v->kind;
+			struct sbuf b = { 0 };
+
+			if (pk == LT_PTR)
+				pk = LT_SCALAR;
+			if (pk == vk || (!T->wide && ((pk == LT_ATOMIC && vk == LT_SCALAR) || (pk == LT_SCALAR && vk == LT_ATOMIC))))
+				continue;
+			if (pk + vk == LT_ATOMIC + LT_SCALAR && (pk == LT_ATOMIC || vk == LT_ATOMIC))
+				sb_printf(&b, "location %s is an atomic_t and a plain word (P%d's parameter '%s' and the "
+					  "type '%s'): herd treats it as one untyped cell, and so does the harness, but not "
+					  "in this test, whose plain words are widened to hold addresses",
+					  v->name, t->threads[th].id, pa->type, v->type);
+			else
+				sb_printf(&b, "location %s is %s in P%d's parameters and %s elsewhere (its type '%s'): herd "
+					  "treats it as one untyped cell, but the harness's %s is not a plain word",
+					  v->name, kind_what(pk), t->threads[th].id, kind_what(vk), v->type,
+					  kind_what(pk == LT_SCALAR ? vk : pk));
+			return b.s;
+		}
+	return NULL;
 }
 
 void plan_test(struct test *T, int urcu_ok)
@@ -194,6 +432,9 @@ void plan_test(struct test *T, int urcu_ok)
 				"needs RCU grace periods (synchronize_rcu): install liburcu-dev (liburcu)";
 	}
 	T->wide = needs_wide(t);
+	for (th = 0; th < t->nthreads; th++)
+		T->orphan |= may_leave_locked(&t->threads[th]);
+	T->unjudged = mixed_types(T);
 	for (l = 0; l < t->nlocs; l++)
 		add_col(T, &t->locs[l]);
 	expr_cols(T, t->filter);
@@ -279,8 +520,10 @@ static int is_type_word(const char *s, size_t n)
 /*
  * Can an undeclared register take its type from its first assignment's
  * right-hand side at the top of the thread?  Every name there must be a
- * parameter or a register declared before it, a function or macro (followed
- * by '('), a member (after . or ->) or a type word.
+ * parameter or a register declared before it (declared[] 1; not 2: an
+ * integer register used as an address, whose uses get a cast in the body
+ * only), a function or macro (followed by '('), a member (after . or ->) or
+ * a type word.
  */
 static int rhs_typeable(const struct lt_thread *th, const struct lt_reg *r, const int *declared)
 {
@@ -303,7 +546,7 @@ static int rhs_typeable(const struct lt_thread *th, const struct lt_reg *r, cons
 			for (j = 0; j < th->nparams && !ok; j++)
 				ok = strlen(th->params[j].name) == n && !memcmp(th->params[j].name, w, n);
 			for (j = 0; j < th->nregs && !ok; j++)
-				ok = declared[j] && strlen(th->regs[j].name) == n && !memcmp(th->regs[j].name, w, n);
+				ok = declared[j] == 1 && strlen(th->regs[j].name) == n && !memcmp(th->regs[j].name, w, n);
 			if (!ok)
 				return 0;
 		} else if (isdigit((unsigned char)*s)) {
@@ -449,19 +692,16 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 
 			types[j] = widen(T, c);
 			free(c);
-			if (!r->is_ptr && reg_dereferenced(th, r->name)) {
-				/* herd lets an integer register hold an address and dereference it */
-				struct sbuf b = { 0 };
-
-				sb_printf(&b, "%s *", types[j]);
+			if (!r->is_ptr && reg_dereferenced(th, r->name) && !holds_address(types[j])) {
+				/* herd lets an integer register hold an address and use it (addr_cast()) */
 				free(types[j]);
-				types[j] = b.s;
+				types[j] = xstrdup("long");
 			}
-			declared[j] = 1;
+			declared[j] = !r->is_ptr && reg_dereferenced(th, r->name) ? 2 : 1;
 		} else if (!r->assign_len) {
 			/* only the init block names it */
 			types[j] = xstrdup(r->has_init && r->init_ptr >= 0 ? "intptr_t" : T->wide ? "long" : "int");
-			declared[j] = 1;
+			declared[j] = !r->is_ptr && reg_dereferenced(th, r->name) ? 2 : 1;
 		}
 	}
 	/* Undeclared, assigned: the type of their first right-hand side, in body order. */
@@ -474,9 +714,12 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 		if (best < 0)
 			break;
 		if (reg_dereferenced(th, th->regs[best].name)) {
-			/* herd's registers are untyped: one the thread dereferences holds an address */
-			types[best] = xstrdup(T->wide ? "long *" : "int *");
-		} else if (rhs_typeable(th, &th->regs[best], declared)) {
+			/* herd's registers are untyped: one the thread uses as an address holds one */
+			types[best] = xstrdup("long");
+			declared[best] = 2;
+			continue;
+		}
+		if (rhs_typeable(th, &th->regs[best], declared)) {
 			struct sbuf b = { 0 };
 
 			sb_printf(&b, "__typeof__((%.*s) + 0)", (int)th->regs[best].assign_len,
@@ -491,13 +734,20 @@ static char **reg_types(const struct test *T, const struct lt_thread *th)
 	return types;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 {
 	const struct lt_test *t = T->lt;
 	const struct lt_thread *th = &t->threads[i];
 	char **types = reg_types(T, th);
-	size_t off = 0;
-	int j, c;
+	size_t off = 0, *casts;
+	int j, c, ncast;
 
 	/* The observed registers' values per iteration (a type of the body's, __typeof__, cannot be named here). */
 	for (j = 0; j < th->nregs; j++)
@@ -522,14 +772,40 @@ static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 	emit_line_directive(b, th->body_line, T->path);
 	for (j = 1; j < th->body_col; j++)
 		sb_puts(b, " ");
-	/* The body, the type words of its declarations blanked: the registers are declared above. */
-	for (j = 0; j < th->nblanks; j++) {
-		size_t s = th->blanks[j].off, n = th->blanks[j].len;
+	/*
+	 * The body, the type words of its declarations blanked (the registers
+	 * are declared above), and "(long *)" before each use as an address of
+	 * an integer register (reg_addr_uses(): "*r8", "smp_load_acquire(r8)"):
+	 * herd's registers are untyped, and one declared int may hold an
+	 * address (in a widened test, every int cell is a long).  The register
+	 * keeps its integer type, so its arithmetic (r8 = x + (r0 - r0)) stays
+	 * as written, and the conversion is a no-op: the dependency stays.
+	 */
+	ncast = 0;
+	for (j = 0; j < th->nregs; j++)
+		if (!th->regs[j].is_ptr && !strchr(types[j], '*'))
+			ncast += reg_addr_uses(th, th->regs[j].name, NULL, 0);
+	casts = xmalloc(sizeof(*casts) * (size_t)(ncast + 1));
+	ncast = 0;
+	for (j = 0; j < th->nregs; j++)
+		if (!th->regs[j].is_ptr && !strchr(types[j], '*'))
+			ncast += reg_addr_uses(th, th->regs[j].name, casts + ncast, INT_MAX);
+	qsort(casts, (size_t)ncast, sizeof(*casts), cmp_size);
+	for (j = 0, c = 0; j < th->nblanks || c < ncast;) {
+		if (j < th->nblanks && (c == ncast || th->blanks[j].off <= casts[c])) {
+			size_t s = th->blanks[j].off, n = th->blanks[j].len;
 
-		sb_add(b, th->body + off, s - off);
-		for (off = s; off < s + n; off++)
-			sb_add(b, th->body[off] == '\n' ? "\n" : " ", 1);
+			sb_add(b, th->body + off, s - off);
+			for (off = s; off < s + n; off++)
+				sb_add(b, th->body[off] == '\n' ? "\n" : " ", 1);
+			j++;
+		} else {
+			sb_add(b, th->body + off, casts[c] - off);
+			off = casts[c++];
+			sb_puts(b, "(long *)");
+		}
 	}
+	free(casts);
 	sb_add(b, th->body + off, th->body_len - off);
 	sb_puts(b, "\n");
 	for (j = 0; j < th->nregs; j++)
@@ -596,13 +872,19 @@ static void generate_test(struct sbuf *b, const struct test *T, int k)
 		sb_printf(b, ".v)\n\t\treturn %d;\n", i);
 	}
 	sb_puts(b, "\t(void)i;\n\t(void)p;\n\treturn -1;\n}\n");
+	/* A test that may leave a lock held: lock waits can abandon the iteration (harness-head.h). */
+	if (T->orphan)
+		sb_puts(b, "#define ka_spin_lock(l) KL_ORPHAN_WAIT((l), 0)\n"
+			   "#define ka_spin_unlock_wait(l) KL_ORPHAN_WAIT((l), 1)\n");
 	for (i = 0; i < t->nthreads; i++)
 		generate_thread(b, T, k, i);
+	if (T->orphan)
+		sb_puts(b, "#undef ka_spin_lock\n#undef ka_spin_unlock_wait\n");
 	sb_printf(b, "static void kl%d_run(int t, long lo, long hi)\n{\n\tlong i;\n\n\tswitch (t) {\n", k);
 	for (i = 0; i < t->nthreads; i++) {
 		const struct lt_thread *th = &t->threads[i];
 
-		sb_printf(b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++)\n\t\t\tkl%d_P%d(i", i, k, i);
+		sb_printf(b, "\tcase %d:\n\t\tfor (i = lo; i < hi; i++) {\n\t\t\tkl%d_P%d(i", i, k, i);
 		for (j = 0; j < th->nparams; j++) {
 			char *pt = widen(T, th->params[j].type);
 
@@ -611,7 +893,10 @@ static void generate_test(struct sbuf *b, const struct test *T, int k)
 			sb_puts(b, ".v");
 			free(pt);
 		}
-		sb_puts(b, ");\n\t\tbreak;\n");
+		sb_puts(b, ");\n");
+		if (T->orphan)
+			sb_printf(b, "\t\t\tKL_DONE(%d, i);\n", i);
+		sb_puts(b, "\t\t}\n\t\tbreak;\n");
 	}
 	sb_puts(b, "\t}\n}\n");
 	/* The final state of iteration i: the values of the observed locations. */
@@ -649,8 +934,8 @@ static void generate_test(struct sbuf *b, const struct test *T, int k)
 	sb_puts(b, "\t(void)i;\n}\n");
 	sb_printf(b, "static const struct kl_test kl%d_test = {\n\t", k);
 	emit_c_string(b, t->name);
-	sb_printf(b, ", %d, %d, %d, %d, %d,\n\tkl%d_off, kl%d_noff, kl%d_reset, kl%d_run, kl%d_state\n};\n",
-		  t->nthreads, T->ncols ? T->ncols : 1, nv, T->grace, T->urcu, k, k, k, k, k);
+	sb_printf(b, ", %d, %d, %d, %d, %d, %d,\n\tkl%d_off, kl%d_noff, kl%d_reset, kl%d_run, kl%d_state\n};\n",
+		  t->nthreads, T->ncols ? T->ncols : 1, nv, T->grace, T->urcu, T->orphan, k, k, k, k, k);
 }
 
 char *generate_program(struct test *const *tests, int n, int urcu)

@@ -59,6 +59,9 @@ void judge(struct test *T)
 	int k;
 
 	T->pos = T->neg = 0;
+	/* Every iteration abandoned on a lock never released: no complete execution, as herd's DEADLOCK. */
+	if (T->discarded > 0 && T->discarded >= T->iters)
+		T->deadlock = 1;
 	for (k = 0; k < T->nstates; k++) {
 		if (!in_filter(T, T->states[k].vals))
 			continue;

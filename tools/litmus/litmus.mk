@@ -18,6 +18,9 @@ LITMUS_SAMPLE ?= 8
 LITMUS_CORPUS_ITERATIONS ?= 20000
 LINUX_TAR ?= /usr/src/linux-source-6.12.tar.xz
 LITMUS_LINUX_ITERATIONS ?= 200000
+# Every file of the share and tests/litmus once more, few iterations: does what parses run?
+LITMUS_AGREE_BACKENDS ?= c11
+LITMUS_AGREE_ITERATIONS ?= 1000
 LITMUS_ITERATIONS ?= 2000000
 # The harnesses' compiler (gcc, clang or a path) and backends; asm only when its header exists.
 LITMUS_HARNESS_CC ?= gcc
@@ -58,6 +61,7 @@ LITMUS_FUZZ_SRCS := $(addprefix tools/litmus/,fuzz.c parse.c harness.c util.c) $
 check-litmus-corpus: $(BUILD)/katomic-litmus
 	@LITMUS=$(BUILD)/katomic-litmus HCC='$(LITMUS_HARNESS_CC)' BACKENDS='$(LITMUS_BACKENDS)' BUILD=$(BUILD) \
 	 CORPUS='$(LITMUS_CORPUS)' SAMPLE=$(LITMUS_SAMPLE) ITER=$(LITMUS_CORPUS_ITERATIONS) \
+	 AGREE_BACKENDS='$(LITMUS_AGREE_BACKENDS)' AGREE_ITER=$(LITMUS_AGREE_ITERATIONS) \
 	 LINUX_TAR='$(LINUX_TAR)' LINUX_ITER=$(LITMUS_LINUX_ITERATIONS) sh tools/litmus/check-corpus.sh
 
 $(BUILD)/fuzz-litmus: $(LITMUS_FUZZ_SRCS) tools/litmus/parse.h tools/litmus/runner.h

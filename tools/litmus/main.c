@@ -108,7 +108,8 @@ static void usage(FILE *f)
 		"  --rcu memb|mb         liburcu flavour for RCU (default memb: no read-side barrier; mb: full\n"
 		"                        barriers in rcu_read_lock/unlock, grace periods without system calls)\n"
 		"  --no-urcu             do not map RCU to liburcu (tests calling synchronize_rcu are skipped)\n"
-		"  --rcu-iterations N    at most N iterations for tests calling a grace period (default 50000)\n"
+		"  --rcu-iterations N    at most N iterations for tests calling a grace period, or that may\n"
+		"                        leave a lock held (default 50000)\n"
 		"Exit status: 0 all passed, 1 a test failed, 2 bad input or usage.\n");
 }
 
@@ -296,7 +297,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		plan_test(T, urcu_ok);
-		if (opt.parse_only || T->skip) {
+		if (!opt.parse_only && T->unjudged && !T->skip) {
+			T->verdict = V_UNJUDGED;
+			T->expected = lt_result_name(T->lt->result);
+			T->done = 1;
+		} else if (opt.parse_only || T->skip) {
 			T->verdict = V_SKIP;
 			T->expected = lt_result_name(T->lt->result);
 			T->done = 1;
@@ -331,6 +336,7 @@ int main(int argc, char **argv)
 			free(tests[i].states[k].vals);
 		free(tests[i].states);
 		free(tests[i].cols);
+		free(tests[i].unjudged);
 		free(tests[i].error);
 		free(tests[i].src);
 		lt_free(tests[i].lt);

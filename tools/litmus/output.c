@@ -73,7 +73,15 @@ void print_text(struct test *T)
 		printf("Error: %s\n\n", T->error ? T->error : "?");
 		return;
 	}
-	if (T->deadlock) {
+	if (T->unjudged) {
+		printf("Unjudged: %s\nVerdict %s UNJUDGED (expected %s, not run)\n\n", T->unjudged, t->name,
+		       expected_text(T));
+		return;
+	}
+	if (T->deadlock && T->discarded > 0 && T->discarded >= T->iters) {
+		printf("Deadlock: no complete iteration: in every one of the %lld, a thread waited for a lock "
+		       "whose holder had finished without releasing it\n", T->iters);
+	} else if (T->deadlock) {
 		printf("Deadlock: no batch of iterations completed in %g s (%lld iterations before)\n", opt.deadline,
 		       T->iters);
 	} else {
@@ -94,6 +102,10 @@ void print_text(struct test *T)
 		if (t->filter)
 			printf("Filter applied\n");
 	}
+	if (T->discarded > 0 && !T->deadlock)
+		printf("Discarded: %lld of %lld iterations (%.4f%%): a thread waited for a lock whose holder had "
+		       "finished without releasing it; herd counts complete executions only\n",
+		       T->discarded, T->iters, 100.0 * (double)T->discarded / (double)T->iters);
 	printf("Condition %s\n", t->cond_text);
 	printf("Observation %s %s %lld %lld\n", t->name, T->observation, T->pos, T->neg);
 	if (!T->deadlock)
@@ -141,9 +153,9 @@ void print_json_test(struct test *T, int first)
 	}
 	printf(",\"verdict\":");
 	json_str(stdout, T->verdict == V_NOTSEEN ? "not seen" : verdict_name(T->verdict));
-	if (T->verdict == V_SKIP || T->verdict == V_ERROR) {
+	if (T->verdict == V_SKIP || T->verdict == V_ERROR || T->unjudged) {
 		printf(",\"reason\":");
-		json_str(stdout, T->skip ? T->skip : T->error ? T->error : "");
+		json_str(stdout, T->skip ? T->skip : T->error ? T->error : T->unjudged);
 		printf("}");
 		return;
 	}
@@ -155,6 +167,8 @@ void print_json_test(struct test *T, int first)
 	       T->iters, T->secs, T->loop_secs, T->secs > 0 ? (double)T->iters / T->secs : 0.0,
 	       T->loop_secs > 0 ? (double)T->iters / T->loop_secs : 0.0, T->urcu ? "\"liburcu\"" : "null",
 	       T->pos + T->neg ? (double)T->pos / (double)(T->pos + T->neg) : 0.0);
+	if (T->orphan)
+		printf(",\"discarded\":%lld", T->discarded);
 	printf(",\"states\":[");
 	for (k = 0; k < T->nstates; k++) {
 		const long long *v = T->states[k].vals;

@@ -145,6 +145,8 @@ static void read_results(struct program *P, int status)
 			cur->secs = atof(line + 8);
 		} else if (!strncmp(line, "loop_seconds ", 13)) {
 			cur->loop_secs = atof(line + 13);
+		} else if (!strncmp(line, "discarded ", 10)) {
+			cur->discarded = atoll(line + 10);
 		} else if (!strncmp(line, "state ", 6)) {
 			int n = cur->ncols ? cur->ncols : 1;
 			long long cnt, *v = xmalloc(sizeof(long long) * (size_t)n);

@@ -79,6 +79,8 @@ struct test {
 	int grace;		/* calls a grace period (synchronize_rcu or _srcu): iterations capped */
 	int rcu_grace;		/* calls synchronize_rcu */
 	int wide;		/* an int location holds an address: ints are widened to long */
+	int orphan;		/* may leave a lock held: an iteration whose thread waits for it forever is discarded */
+	char *unjudged;		/* reason the test is not run (a location of two incompatible types; owned) */
 	struct lt_loc *cols;	/* observed locations: the histogram's columns */
 	int ncols;
 	/* results */
@@ -86,7 +88,8 @@ struct test {
 	int nstates;
 	long long iters, pos, neg;
 	double secs, loop_secs;
-	int deadlock;		/* no progress within the deadline: herd's DEADLOCK */
+	long long discarded;	/* iterations abandoned: a thread waited for a lock never released */
+	int deadlock;		/* no progress within the deadline, or no complete iteration: herd's DEADLOCK */
 	int done;		/* the result is known */
 	enum verdict verdict;
 	const char *observation, *expected;
