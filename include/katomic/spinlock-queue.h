@@ -7,7 +7,9 @@
  * A contended spin_lock():
  *  1. spins a little on the lock word and takes the lock if it comes free
  *     (the kernel's pending waiter, without the pending bit), queued waiters
- *     or not: a thread that is running takes a free lock;
+ *     or not: a thread that is running takes a free lock -- for a turn of
+ *     __KA_SPIN_RUN after it last came through the queue; once its turn is
+ *     over, with waiters queued, it queues at once (fairness);
  *  2. otherwise claims a node from the pool and appends it to the queue (an
  *     xchg of the tail, MCS style).  A waiter that is not the head spins on
  *     its own node's cache line for a while, then sleeps in futex() on it;
