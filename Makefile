@@ -56,7 +56,7 @@ help:
 	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
 	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
 	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl, lib/atomic64_test.c (every compiler, backend,'
-	@echo '                    sanitizers, cross target) and virtio ringtest (linux-source-6.12; CI)'
+	@echo '                    sanitizers, cross target), virtio ringtest and qspinlock/MCS/osq (linux-source-6.12; CI)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'

@@ -74,6 +74,7 @@ static const struct opinfo ops[KB_NOPS] = {
 };
 
 enum mode { SOLO, SHARED, OWN, FALSE_SHARING, NMODES };
+#define NWAIT 4	/* wait-time figures: p50, p99, p99.9, max */
 static const char *const mode_name[NMODES] = { "solo", "shared", "own", "false" };
 static const char *const mode_desc[NMODES] = {
 	"uncontended (1 thread)",
@@ -253,9 +254,64 @@ struct result {
 	bool bad_aux3;		/* an mpmc thread stopped half-way */
 	double off_cpu;		/* disturbance: largest share of a thread's time spent
 				 * descheduled, or of the sample before the last thread started */
+	double wait_ns[NWAIT];	/* lock workloads: sampled acquisitions' waits (-1: none) */
 };
 
 static union kb_cell *cells;	/* (maxthreads + 2) lines */
+
+/*
+ * The lock workloads' wait-time figures: each thread times every
+ * KB_WAIT_EVERY-th lock() (kernels.h) into its own WAIT_CAP slots of
+ * wait_buf, in kb_ticks() units; a sample's figures are the percentiles of
+ * all its threads' waits together.
+ */
+#define WAIT_CAP (1L << 16)
+#define WAIT_THREADS 64	/* as many as struct thr th[] holds */
+static unsigned *wait_buf;	/* WAIT_THREADS * WAIT_CAP */
+static double ns_per_tick = 1;	/* kb_ticks() to ns (wait_calibrate) */
+static const double wait_pct[NWAIT] = { 50, 99, 99.9, 100 };
+
+static void wait_calibrate(void)
+{
+	struct timespec ts = { 0, 20000000 };
+	double t0 = now_ns();
+	unsigned long long k0 = kb_ticks();
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	double dt = now_ns() - t0;
+	unsigned long long dk = kb_ticks() - k0;
+
+	ns_per_tick = dk ? dt / (double)dk : 1;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The threads' sampled waits, pooled and sorted: p50, p99, p99.9, max in ns. */
+static void wait_figures(struct thr *th, int nthreads, double *out)
+{
+	long n = 0;
+
+	for (int t = 0; t < nthreads; t++) {
+		memmove(wait_buf + n, th[t].env.wait, sizeof(unsigned) * (size_t)th[t].env.wait_n);
+		n += th[t].env.wait_n;
+	}
+	for (int k = 0; k < NWAIT; k++)
+		out[k] = -1;
+	if (!n)
+		return;
+	qsort(wait_buf, (size_t)n, sizeof(unsigned), cmp_unsigned);
+	for (int k = 0; k < NWAIT; k++) {
+		long i = (long)((double)(n - 1) * wait_pct[k] / 100 + 0.5);
+
+		out[k] = (double)wait_buf[i] * ns_per_tick;
+	}
+}
 static void *shared_mem;
 
 static union kb_cell *cell_for(enum mode m, int t)
@@ -309,6 +365,10 @@ static struct result run_sample(const struct kb_contender *c, int op, enum mode 
 		th[t].env.tid = t;
 		th[t].env.nthreads = nthreads;
 		th[t].env.bitnr = 37;
+		if (is_lock(op) && t < WAIT_THREADS) {
+			th[t].env.wait = wait_buf + (size_t)t * WAIT_CAP;
+			th[t].env.wait_cap = WAIT_CAP;
+		}
 		pthread_attr_init(&attr);
 		CPU_ZERO(&set);
 		CPU_SET(th[t].cpu, &set);
@@ -364,6 +424,10 @@ static struct result run_sample(const struct kb_contender *c, int op, enum mode 
 	else if (op == KB_seqlock && nthreads > 1)
 		r.total -= th[0].done;	/* consistent reads only */
 	r.wall_ns = t1 - t0;
+	for (int k = 0; k < NWAIT; k++)
+		r.wait_ns[k] = -1;
+	if (is_lock(op))
+		wait_figures(th, nthreads, r.wait_ns);
 	/* A thread that started late (not scheduled at "go") left the others alone. */
 	if (r.wall_ns > 0 && (last0 - t0) / r.wall_ns > r.off_cpu)
 		r.off_cpu = (last0 - t0) / r.wall_ns;
@@ -575,6 +639,7 @@ struct row {
 	double *ns;		/* per round: ns/op; -1 = missing */
 	double *mops;		/* per round: total Mops/s */
 	double *fair;		/* per round: min/max per-thread ops; -1 = n/a */
+	double *wait[NWAIT];	/* lock workloads, per round: p50, p99, p99.9, max wait (ns); -1 = n/a */
 	long errors;
 	bool na;
 };
@@ -600,8 +665,13 @@ static struct row *add_row(int op, int mode, int nthreads, int c)
 	r->ns = malloc(sizeof(double) * (size_t)opt.rounds);
 	r->mops = malloc(sizeof(double) * (size_t)opt.rounds);
 	r->fair = malloc(sizeof(double) * (size_t)opt.rounds);
-	for (int i = 0; i < opt.rounds; i++)
+	for (int k = 0; k < NWAIT; k++)
+		r->wait[k] = malloc(sizeof(double) * (size_t)opt.rounds);
+	for (int i = 0; i < opt.rounds; i++) {
 		r->ns[i] = r->mops[i] = r->fair[i] = -1;
+		for (int k = 0; k < NWAIT; k++)
+			r->wait[k][i] = -1;
+	}
 	return r;
 }
 
@@ -779,6 +849,8 @@ static void bench_wl(int op, int nt, struct thr *th)
 			}
 			if (r.min_ops >= 0 && r.max_ops > 0 && nt > 1)
 				rr[c].fair[round] = (double)r.min_ops / (double)r.max_ops;
+			for (int k = 0; k < NWAIT; k++)
+				rr[c].wait[k][round] = r.wait_ns[k];
 			if (r.aux[2] > 0)
 				rr[c].errors += r.aux[2];
 			done_samples++;
@@ -931,18 +1003,33 @@ static struct stat3 mutex_ratio(const struct row *a, const struct row *m)
 	return ratio(m, a);
 }
 
+/* A time in ns as us, with as many digits as mean something. */
+static const char *fmt_us(double ns, char *buf)
+{
+	double us = ns / 1e3;
+
+	snprintf(buf, 16, us < 1 ? "%.2f" : us < 100 ? "%.1f" : "%.0f", us);
+	return buf;
+}
+
 static void print_locks(void)
 {
 	int mx = find_con("mutex");
-	char lab[64], buf[64];
+	char lab[64], buf[64], b1[16], b2[16];
 
 	if (mx < 0)
 		return;
 	printf("\n== locks: throughput / pthread_mutex_t (glibc default), median (min-max) of per-round"
 	       "\n   ratios, >1 = faster than the mutex; then fairness: min/max acquisitions per thread,"
 	       "\n   median (min) over the rounds, 1 = equal shares\n");
-	for (int pass = 0; pass < 2; pass++) {
-		printf("%-26s", pass ? "fairness" : "throughput / mutex");
+	for (int pass = 0; pass < 4; pass++) {
+		static const char *const head[] = { "throughput / mutex", "fairness", "wait p50/p99 us",
+						    "wait p99.9/max us" };
+
+		if (pass == 2)
+			printf("\n   then the wait in lock() of every %dth acquisition: p50/p99 and p99.9/max in us,"
+			       "\n   median over the rounds\n", KB_WAIT_EVERY);
+		printf("%-26s", head[pass]);
 		for (int c = 0; c < ncon; c++)
 			if (con[c]->impl[KB_spinlock].run && (pass || c != mx))
 				printf(" %-18s", con[c]->name);
@@ -963,7 +1050,15 @@ static void print_locks(void)
 					printf(" %-18s", "n/a");
 					continue;
 				}
-				if (pass) {
+				if (pass >= 2) {
+					struct stat3 p = stats(a->wait[pass == 2 ? 0 : 2], opt.rounds),
+						q = stats(a->wait[pass == 2 ? 1 : 3], opt.rounds);
+
+					if (p.med < 0 || q.med < 0)
+						snprintf(buf, sizeof(buf), "-");
+					else
+						snprintf(buf, sizeof(buf), "%s/%s", fmt_us(p.med, b1), fmt_us(q.med, b2));
+				} else if (pass) {
 					struct stat3 f = stats(a->fair, opt.rounds);
 
 					if (f.med < 0)
@@ -1250,6 +1345,17 @@ static void write_outputs(double ghz_med)
 				for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 					if (v[k] >= 0 && isfinite(v[k]))
 						fprintf(js, ", \"%s\": %.4f", nm[k], v[k]);
+				if (is_lock(r->op)) {
+					struct stat3 w50 = stats(r->wait[0], opt.rounds), w99 = stats(r->wait[1], opt.rounds),
+						w999 = stats(r->wait[2], opt.rounds), wmax = stats(r->wait[3], opt.rounds);
+					const char *wn[] = { "wait_p50_ns", "wait_p99_ns", "wait_p999_ns", "wait_p999_ns_max",
+							     "wait_max_ns", "wait_max_ns_max" };
+					double wv[] = { w50.med, w99.med, w999.med, w999.max, wmax.med, wmax.max };
+
+					for (size_t k = 0; k < sizeof(wv) / sizeof(wv[0]); k++)
+						if (wv[k] >= 0 && isfinite(wv[k]))
+							fprintf(js, ", \"%s\": %.1f", wn[k], wv[k]);
+				}
 				fprintf(js, ", \"iters\": %ld, \"errors\": %ld, \"oversubscribed\": %s, \"ref\": ",
 					r->iters, r->errors, oversub(r) ? "true" : "false");
 				if (refc >= 0)
@@ -1467,6 +1573,8 @@ int main(int argc, char **argv)
 		con[ncon++] = c;
 	}
 	cells = xmalloc_aligned((size_t)(opt.maxthreads + 2) * KB_LINE);
+	wait_buf = xmalloc_aligned((size_t)WAIT_THREADS * WAIT_CAP * sizeof(unsigned));
+	wait_calibrate();
 	shared_mem = xmalloc_aligned(KB_SHARED_SIZE);
 	if (opt.list) {
 		for (int c = 0; c < ncon; c++)

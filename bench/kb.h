@@ -38,7 +38,32 @@ struct kb_env {
 	int tid, nthreads;
 	unsigned long bitnr;	/* 37, hidden from the compiler: the "variable bit" */
 	long aux[4];		/* per-thread outputs: [0] sink, [1] successes, [2] errors, [3] spare */
+	/*
+	 * Lock workloads: the wait of every KB_WAIT_EVERY-th acquisition, in
+	 * kb_ticks() units, into wait[0..wait_cap) (wait_n of them).  Two clock
+	 * reads every 64 acquisitions: nothing on the other 63.
+	 */
+	unsigned *wait;
+	long wait_n, wait_cap;
 };
+
+#define KB_WAIT_EVERY 64
+/* A cheap clock for the sampled waits: the TSC on x86 (the driver converts), ns elsewhere. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline unsigned long long kb_ticks(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+#else
+#include <time.h>
+static inline unsigned long long kb_ticks(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}
+#endif
 
 typedef long kb_run_fn(long n, struct kb_env *e);
 typedef void kb_init_fn(void *shared, int nthreads);

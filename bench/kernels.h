@@ -473,7 +473,8 @@ static inline unsigned long kb_private_work(unsigned long x, int iters)
 
 /*
  * lock; two dependent plain updates of the protected line; unlock; then
- * `ncs` iterations of private work (the non-critical section).  spinlock is
+ * `ncs` iterations of private work (the non-critical section).  Every
+ * KB_WAIT_EVERY-th lock() is timed (the wait-time figures).  spinlock is
  * the pure hand-off (no private work), spinlock_short ~20 iterations and
  * spinlock_long ~400.
  */
@@ -485,7 +486,16 @@ static inline long kb_lock_loop(long n, struct kb_env *e, int ncs)
 	long i;
 
 	for (i = 0; i < n && !*stop; i++) {
-		KB_LOCK(&s->lock);
+		if (__builtin_expect(!(i & (KB_WAIT_EVERY - 1)) && e->wait_n < e->wait_cap, 0)) {
+			/* A sampled acquisition: how long this lock() waited. */
+			unsigned long long t = kb_ticks();
+
+			KB_LOCK(&s->lock);
+			t = kb_ticks() - t;
+			e->wait[e->wait_n++] = t > 0xffffffffULL ? 0xffffffffU : (unsigned)t;
+		} else {
+			KB_LOCK(&s->lock);
+		}
 		kb_peek(&s->data[0]) = kb_peek(&s->data[0]) + 1;
 		kb_peek(&s->data[1]) = kb_peek(&s->data[1]) + kb_peek(&s->data[0]);
 		KB_UNLOCK(&s->lock);

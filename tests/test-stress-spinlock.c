@@ -13,7 +13,7 @@
  */
 
 /* Count the slow path's events (spinlock-queue.h's hook for tests). */
-#define SPIN_EVENTS(X) X(steal) X(queue) X(hot) X(sleep) X(prewake) X(nap_sleep) X(nap_yield) X(handoff)
+#define SPIN_EVENTS(X) X(steal) X(queue) X(hot) X(sleep) X(prewake) X(nap_sleep) X(nap_yield) X(handoff) X(overrun)
 #define SPIN_EVENT_COUNTER(what) static long spin_ev_##what;
 SPIN_EVENTS(SPIN_EVENT_COUNTER)
 #define __KA_SPIN_STAT(what) ((void)__atomic_fetch_add(&spin_ev_##what, 1, __ATOMIC_RELAXED))
@@ -28,7 +28,7 @@ static void spin_events(long *ev)
 #define SPIN_EVENT_READ(what) ev[k++] = __atomic_load_n(&spin_ev_##what, __ATOMIC_RELAXED);
 	SPIN_EVENTS(SPIN_EVENT_READ)
 }
-enum { EV_STEAL, EV_QUEUE, EV_HOT, EV_SLEEP, EV_PREWAKE, EV_NAP_SLEEP, EV_NAP_YIELD, EV_HANDOFF, EV_N };
+enum { EV_STEAL, EV_QUEUE, EV_HOT, EV_SLEEP, EV_PREWAKE, EV_NAP_SLEEP, EV_NAP_YIELD, EV_HANDOFF, EV_OVERRUN, EV_N };
 
 static DEFINE_SPINLOCK(static_lock);
 
@@ -143,10 +143,11 @@ static void test_sleepers(spinlock_t *lock, int nthreads)
 	run_lock(lock, "holder preempted", nthreads, c);
 	spin_events(ev1);
 	diag("%d threads: %ld queued (%ld hot), %ld slept in futex (%ld woken early), naps %ld asleep "
-	     "%ld yielded, %ld HANDOFF, %ld taken by a running thread", nthreads, ev1[EV_QUEUE] - ev0[EV_QUEUE],
+	     "%ld yielded, %ld HANDOFF, %ld taken by a running thread, %ld queued after running past the queue",
+	     nthreads, ev1[EV_QUEUE] - ev0[EV_QUEUE],
 	     ev1[EV_HOT] - ev0[EV_HOT], ev1[EV_SLEEP] - ev0[EV_SLEEP], ev1[EV_PREWAKE] - ev0[EV_PREWAKE],
 	     ev1[EV_NAP_SLEEP] - ev0[EV_NAP_SLEEP], ev1[EV_NAP_YIELD] - ev0[EV_NAP_YIELD],
-	     ev1[EV_HANDOFF] - ev0[EV_HANDOFF], ev1[EV_STEAL] - ev0[EV_STEAL]);
+	     ev1[EV_HANDOFF] - ev0[EV_HANDOFF], ev1[EV_STEAL] - ev0[EV_STEAL], ev1[EV_OVERRUN] - ev0[EV_OVERRUN]);
 #ifdef __linux__
 	ok(ev1[EV_SLEEP] > ev0[EV_SLEEP], "%d threads: queued waiters slept in futex() and were woken in turn",
 	   nthreads);
@@ -156,6 +157,8 @@ static void test_sleepers(spinlock_t *lock, int nthreads)
 	ok(ev1[EV_NAP_SLEEP] + ev1[EV_NAP_YIELD] > ev0[EV_NAP_SLEEP] + ev0[EV_NAP_YIELD],
 	   "%d threads: the queue head napped while the holder was off the CPU", nthreads);
 	ok(ev1[EV_HANDOFF] > ev0[EV_HANDOFF], "%d threads: the queue head claimed the lock (HANDOFF)", nthreads);
+	ok(ev1[EV_OVERRUN] > ev0[EV_OVERRUN],
+	   "%d threads: a thread that ran past the queue for its turn's length queued at once", nthreads);
 }
 
 /* spin_unlock_wait returns once the lock is free, and sees what the holder wrote. */

@@ -7,7 +7,9 @@
  * A contended spin_lock():
  *  1. spins a little on the lock word and takes the lock if it comes free
  *     (the kernel's pending waiter, without the pending bit), queued waiters
- *     or not: a thread that is running takes a free lock;
+ *     or not: a thread that is running takes a free lock -- for a turn of
+ *     __KA_SPIN_RUN after it last came through the queue; once its turn is
+ *     over, with waiters queued, it queues at once (fairness);
  *  2. otherwise claims a node from the pool and appends it to the queue (an
  *     xchg of the tail, MCS style).  A waiter that is not the head spins on
  *     its own node's cache line for a while, then sleeps in futex() on it;
@@ -52,6 +54,11 @@ extern "C" {
 #define __KA_SPIN_HEAD		128
 #define __KA_SPIN_NAPS		4
 #define __KA_SPIN_NAP_NS	20000
+/*
+ * Fairness: a thread takes the lock past queued waiters for at most
+ * __KA_SPIN_RUN after it last came through the queue; meeting contention
+ * after that with waiters queued, it queues at once (step 1 below).
+ */
 /* Contention heuristic: this many slow paths, each within the window of the last. */
 #define __KA_SPIN_HOT		8
 /* A sched_yield() that took longer than this ran another thread. */
@@ -59,10 +66,12 @@ extern "C" {
 #define __KA_SPIN_WINDOW	(1ULL << 16)	/* TSC ticks: 15-60 us */
 #define __KA_SPIN_YIELD_SWITCHED (1ULL << 13)	/* 2-8 us */
 #define __KA_SPIN_HEAD_WAIT	(1ULL << 18)	/* 50-250 us */
+#define __KA_SPIN_RUN		(1ULL << 19)	/* 100-500 us */
 #else
 #define __KA_SPIN_WINDOW	30000ULL	/* ns */
 #define __KA_SPIN_YIELD_SWITCHED 4000ULL
 #define __KA_SPIN_HEAD_WAIT	150000ULL
+#define __KA_SPIN_RUN		300000ULL
 #endif
 
 /*
@@ -209,19 +218,6 @@ static inline void __ka_spin_make_head(struct __ka_spin_node *n)
 }
 
 /* ---------------------------------------------------------------- locking */
-/* A cheap clock for the contention heuristic: only differences are used. */
-static inline unsigned long long __ka_spin_clock(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __builtin_ia32_rdtsc();	/* invariant TSC, 1-5 ticks a nanosecond */
-#else
-	struct timespec t;
-
-	timespec_get(&t, TIME_UTC);
-	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
-#endif
-}
-
 /*
  * The head's nap: give the CPU to another thread of this CPU if there is one
  * (threads outnumbering CPUs: it keeps the lock busy); if the yield came
@@ -256,11 +252,12 @@ static inline void __ka_spin_nap(int *word)
  * naps at once, and the other runs alone for a while.
  */
 static __thread unsigned __ka_spin_streak;
+/* When this thread last came through the queue (0: never). */
+static __thread unsigned long long __ka_spin_queued_at;
 
-static inline bool __ka_spin_hot(void)
+static inline bool __ka_spin_hot(unsigned long long now)
 {
 	static __thread unsigned long long last;
-	unsigned long long now = __ka_spin_clock();
 	unsigned streak = now - last < __KA_SPIN_WINDOW ? __ka_spin_streak + 1 : 1;
 
 	last = now;
@@ -274,8 +271,21 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	unsigned spins, naps = 0;
 	unsigned short me, prev, next;
 	int v, idx;
-	bool hot = __ka_spin_hot(), prewoken = false;
-	unsigned long long t_head;
+	unsigned long long t_head = __ka_spin_clock();
+	bool hot = __ka_spin_hot(t_head), prewoken = false;
+
+	/*
+	 * Running past others for longer than __KA_SPIN_RUN since this thread
+	 * last queued, and others are queued: its turn to queue.  Each thread
+	 * that keeps the lock busy thus passes the queue over for a bounded
+	 * time, and the queue's waiters get their turns (fairness with threads
+	 * outnumbering CPUs: without it the threads that happened to be
+	 * running took 0.3-0.5 of the others' acquisitions, bench/README.md).
+	 */
+	if (!hot && t_head - __ka_spin_queued_at > __KA_SPIN_RUN && KA_READ_ONCE(lock->h.tail)) {
+		__KA_SPIN_STAT(overrun);
+		hot = true;
+	}
 
 	/* 1. A short spin: take the lock if it comes free (queue or not). */
 	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
@@ -317,7 +327,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	 * __KA_SPIN_NAPS naps claim the lock (HANDOFF) and wait for it awake.
 	 */
 	spins = hot ? 1 : __KA_SPIN_HEAD;
-	t_head = __ka_spin_clock();
+	t_head = __ka_spin_clock();	/* the head's wait starts (HANDOFF's bound) */
 	for (;;) {
 #ifdef __KA_SPIN_CAN_SLEEP
 		/*
@@ -367,6 +377,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	ka_smp_store_release(&node->busy, (unsigned char)0);
 	/* Through the queue: this thread's turn to run; not hot again at once. */
 	__ka_spin_streak = 0;
+	__ka_spin_queued_at = __ka_spin_clock();
 }
 
 #ifdef __cplusplus
