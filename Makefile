@@ -44,7 +44,7 @@ help:
 	@echo '                    the compat and name tests also as C++ ($(HAVE_CXXS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
-	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
+	@echo '  check-interop     beside liburcu, <stdatomic.h>/<atomic> (every name, both orders), <linux/types.h>, own kernel names'
 	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
 	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl and virtio ringtest (linux-source-6.12; CI)'
 	@echo '  check-san         unit + stress tests under ASan + UBSan, every backend'
