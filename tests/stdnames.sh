@@ -13,7 +13,8 @@ build_and_run() {
 	rm -f "$tmp/sn" "$tmp/out"
 	if "$@" -Wall -Wextra -Werror -Iinclude -Itests -o "$tmp/sn" 2>"$tmp/err" &&
 		"$tmp/sn" >"$tmp/out" 2>&1 && ! grep -q '^not ok' "$tmp/out"; then
-		pass "$what ($(grep -c '^ok' "$tmp/out") checks, $(grep -c '# SKIP' "$tmp/out") not in this version)"
+		skips=$(grep -c '# SKIP' "$tmp/out")
+		pass "$what ($(grep -c '^ok' "$tmp/out") checks$([ "$skips" -gt 0 ] && echo ", $skips of them names this version lacks"))"
 	else
 		grep '^not ok' "$tmp/out" >>"$tmp/err" 2>/dev/null; flunk "$what"
 	fi
@@ -78,6 +79,13 @@ stdnames_matrix() {
 			done
 		done
 	fi
+
+	# ---- a program with a kernel-style and a C11 copy of one structure, threads
+	for order in after before; do
+		oflag=; [ $order = before ] && oflag=-DSTD_FIRST
+		build_and_run "$cc $b: <stdatomic.h> $order katomic: tests/interop/stdatomic.c, kernel-style and C11 side by side" \
+			"$cc" -std=gnu11 -O2 -pthread $bflag $oflag tests/interop/stdatomic.c
+	done
 
 	# ---- a call that fits neither: one error per call, naming KATOMIC_PREFIX
 	# (the dispatch does not depend on the backend: checked once)
