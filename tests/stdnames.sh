@@ -2,6 +2,8 @@
 # katomic beside the standard libraries' atomics, for one compiler, its C++
 # twin and one backend.  The programs are generated from gen/stdnames.tbl.
 #   stdnames_matrix CC CXX BACKEND BACKEND_FLAG
+# (sh has no local variables: the caller's cc, cxx, b and bflag keep their
+# values; every other variable set here is scratch)
 
 # std_ok COMPILER LANG STD: the compiler knows -std=STD
 std_ok() { echo 'int katomic_std_probe;' | $1 -x "$2" -std="$3" -fsyntax-only - >/dev/null 2>&1; }
@@ -33,12 +35,13 @@ expect_errors() {
 
 # The functions of an object file, one instruction a line prefixed by the
 # function's name; addresses dropped (jump targets keep <function+offset>).
+# disasm OBJECT [OBJDUMP]
 disasm() {
-	objdump -d --no-show-raw-insn "$1" | awk '
+	${2:-objdump} -d --no-show-raw-insn "$1" | awk '
 		/^[0-9a-f]+ <.*>:$/ { fn = $2; next }
 		fn != "" && /^ +[0-9a-f]+:/ {
 			sub(/^ +[0-9a-f]+:[ \t]+/, ""); gsub(/[0-9a-f]+ </, "<")
-			if ($0 !~ /^(nop|xchg +%ax,%ax|cs nop|data16)/) print fn, $0
+			if ($0 !~ /^(nop|xchg +%ax,%ax|cs nop|data16|ori +r2,r2,0$)/) print fn, $0
 		}'
 }
 
@@ -103,19 +106,34 @@ stdnames_matrix() {
 		done
 	fi
 
-	# ---- generated code: C11's calls through katomic's dispatch compile to
-	# what <stdatomic.h> alone gives, the kernel's to what ka_atomic_fetch_* gives
-	command -v objdump >/dev/null 2>&1 || { echo "# objdump not installed (binutils): instruction comparison skipped"; return; }
+	# ---- generated code, natively; with the C11 backend also on every
+	# cross target installed, where seq_cst and relaxed differ in instructions
+	stdnames_codegen "$cc" objdump "$b" "$bflag" "-O2 -O0"
+	if [ "$b" = c11 ] && [ "$cc" = "${ccs%% *}" ]; then
+		for t in aarch64-linux-gnu powerpc64le-linux-gnu riscv64-linux-gnu s390x-linux-gnu arm-linux-gnueabihf; do
+			command -v $t-gcc >/dev/null 2>&1 && command -v $t-objdump >/dev/null 2>&1 ||
+				{ echo "# $t-gcc or $t-objdump not installed: its instruction comparison skipped"; continue; }
+			stdnames_codegen $t-gcc $t-objdump c11 "" -O2
+		done
+	fi
+}
+
+# stdnames_codegen CC OBJDUMP BACKEND BACKEND_FLAG "OPT...": C11's calls
+# through katomic's dispatch compile to what <stdatomic.h> alone gives, the
+# kernel's to what ka_atomic_fetch_* gives
+stdnames_codegen() {
+	cg_cc=$1 cg_od=$2 cg_b=$3 cg_bflag=$4 cg_opts=$5
+	command -v $cg_od >/dev/null 2>&1 || { echo "# $cg_od not installed (binutils): instruction comparison skipped"; return; }
 	src=tests/generated/stdnames-codegen.c
-	for opt in -O2 -O0; do
-		co() { "$cc" -std=gnu11 $opt -Wall -Wextra -Werror -Iinclude "$@" -c "$src" -o "$tmp/cg.o" 2>"$tmp/err" && disasm "$tmp/cg.o"; }
-		{ co -DT_REF_C11 && co $bflag -DKATOMIC_PREFIX -DT_REF_KERNEL; } >"$tmp/refs" || { flunk "$cc $b $opt: the reference builds of $src"; continue; }
+	for opt in $cg_opts; do
+		co() { "$cg_cc" -std=gnu11 $opt -Wall -Wextra -Werror -Iinclude "$@" -c "$src" -o "$tmp/cg.o" 2>"$tmp/err" && disasm "$tmp/cg.o" $cg_od; }
+		{ co -DT_REF_C11 && co $cg_bflag -DKATOMIC_PREFIX -DT_REF_KERNEL; } >"$tmp/refs" || { flunk "$cg_cc $cg_b $opt: the reference builds of $src"; continue; }
 		grep '^<c11_' "$tmp/refs" >"$tmp/ref-c11"; grep '^<kernel_' "$tmp/refs" >"$tmp/ref-kernel"
 		nfn=$(( $(both_names | wc -l) ))
 		for order in after before; do
 			oflag=; [ $order = before ] && oflag=-DT_STD_FIRST
-			what="$cc $b $opt, <stdatomic.h> $order katomic: instructions of $((3 * nfn)) calls as without the other header"
-			co $bflag $oflag >"$tmp/both" || { flunk "$what"; continue; }
+			what="$cg_cc $cg_b $opt, <stdatomic.h> $order katomic: instructions of $((3 * nfn)) calls as without the other header"
+			co $cg_bflag $oflag >"$tmp/both" || { flunk "$what"; continue; }
 			grep '^<c11_' "$tmp/both" >"$tmp/both-c11"; grep '^<kernel_' "$tmp/both" >"$tmp/both-kernel"
 			nc=$(cut -d' ' -f1 "$tmp/both-c11" | sort -u | wc -l); nk=$(cut -d' ' -f1 "$tmp/both-kernel" | sort -u | wc -l)
 			if [ "$nc" -ne $((2 * nfn)) ] || [ "$nk" -ne "$nfn" ]; then
