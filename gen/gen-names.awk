@@ -48,6 +48,12 @@ function req_if(r) { return r ~ /^!/ ? "#ifndef " substr(r, 2) : "#ifdef " r }
 function alias_line(k,    n) {
 	n = N_name[k]
 	if (N_kind[k] == "type") return "typedef " impl(n) " " n ";"
+	# A name C++'s standard library also uses (std::barrier): a function there,
+	# so that the library's own declarations are no macro invocations.
+	if (n in CXXFUNC) {
+		if (N_kind[k] != "macro" || N_params[k] != "") die(n ": only a macro without parameters can be a C++ function")
+		return "#ifdef __cplusplus\nstatic __ka_always_inline void " n "(void) { " impl(n) "(); }\n#else\n#define " n "() " impl(n) "()\n#endif"
+	}
 	if (N_kind[k] == "macro") return "#define " n "(" N_params[k] ") " impl(n) "(" N_params[k] ")"
 	# The kernel's own definition, token for token: a program's identical
 	# definition (before or after katomic) is then no redefinition.
@@ -71,6 +77,10 @@ function check_name(k, f,    n) {
 		print "\t(void)&" impl(n) "; n++;" > f
 		print "#if defined(" n ") != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))\n#error \"" n " is defined wrongly for this KATOMIC_PREFIX setting and language\"\n#endif" > f
 		print "#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)\n\t{ int (*fp)(int, ka_atomic_t *) = " n "; (void)fp; }\n#endif" > f
+	} else if (n in CXXFUNC) {
+		print "#ifndef " impl(n) "\n#error \"" impl(n) " is missing\"\n#endif\n\tn++;" > f
+		print "#if defined(" n ") != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))\n#error \"" n " is defined wrongly for this KATOMIC_PREFIX setting and language\"\n#endif" > f
+		print "#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)\n\t" n "();\n#endif" > f
 	} else if (N_kind[k] == "type") {
 		print "\t{ " impl(n) " x; (void)&x; n++; }" > f
 		print "#ifndef KATOMIC_PREFIX\n\t{ " n " x; (void)&x; }\n#endif" > f

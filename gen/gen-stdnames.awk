@@ -65,8 +65,8 @@ function emit_checks(f, lang,    k, what) {
 		what = (lang == "c" ? "" : "std::") S_name[k]
 		if (S_guard[k] != "") print "#if " S_guard[k] > f
 		print "\treset();\n\tok(" S_test[k] ", \"" what ": the standard's meaning\");" > f
-		if (S_katomic[k] == "both")
-			print "\treset();\n\tok(" S_ktest[k] ", \"" S_name[k] ": the kernel's meaning (value, atomic_t *)\");" > f
+		if (S_katomic[k] != "c11")
+			print "\treset();\n\tok(" S_ktest[k] ", \"" S_name[k] ": the kernel's meaning" (S_katomic[k] == "both" ? " (value, atomic_t *)" : "") "\");" > f
 		if (S_guard[k] != "") {
 			print "#else\n\tok(1, \"" what " # SKIP not in this language version or library\");" > f
 			print "#endif" > f
@@ -94,7 +94,11 @@ function emit_test_cxx(f) {
 	print "   -DT_STDATOMIC_H: C++23's <stdatomic.h> instead of <atomic> (its names are then global). */" > f
 	print "#include <cstddef>\n#include <cstdint>\n#include <type_traits>" > f
 	print "#ifdef T_STDATOMIC_H\n#define T_STD_HEADER <stdatomic.h>\n#define STD\n#else\n#define T_STD_HEADER <atomic>\n#define STD std::\n#endif" > f
-	print "#ifdef T_STD_FIRST\n#include T_STD_HEADER\n#endif\n#include <katomic/katomic.h>\n#ifndef T_STD_FIRST\n#include T_STD_HEADER\n#endif\n#include \"tap.h\"\n" > f
+	print "/* C++20's <barrier> too: std::barrier beside the kernel's barrier(). */" > f
+	print "#if __cplusplus >= 202002L && defined(__has_include)\n#if __has_include(<barrier>)\n#define T_BARRIER 1\n#endif\n#endif" > f
+	print "#ifdef T_STD_FIRST\n#include T_STD_HEADER\n#ifdef T_BARRIER\n#include <barrier>\n#endif\n#endif" > f
+	print "#include <katomic/katomic.h>" > f
+	print "#ifndef T_STD_FIRST\n#include T_STD_HEADER\n#ifdef T_BARRIER\n#include <barrier>\n#endif\n#endif\n#include \"tap.h\"\n" > f
 	print "/* libstdc++ 12 defines __cpp_lib_atomic_flag_test and __cpp_lib_atomic_wait but lacks the free functions atomic_flag_test, atomic_flag_wait, atomic_flag_notify_* (it has the members). */" > f
 	print "#if defined(__cpp_lib_atomic_flag_test) && (!defined(_GLIBCXX_RELEASE) || _GLIBCXX_RELEASE >= 13)\n#define T_HAVE_FLAG_FREE_FUNCS 1\n#else\n#define T_HAVE_FLAG_FREE_FUNCS 0\n#endif\n" > f
 	print "static std::atomic<int> ai, aa[2];\nstatic std::atomic_flag af;\nstatic ka_atomic_t k, ka[2];\nstatic int e, n, m;\n" > f
@@ -137,8 +141,10 @@ BEGIN {
 	for (k = 1; k <= NS; k++) {
 		TBL = STD; TBL_LINE = S_line[k]
 		if (S_katomic[k] == "both") check_both(k)
-		else if (S_name[k] in KA)
-			die(S_name[k] ": also a katomic name: decide how both meanings live together (\"both\")")
+		else if (S_katomic[k] == "function") {
+			if (!(S_name[k] in KA) || S_lang[k] != "c++") die(S_name[k] ": \"function\" is for a katomic name that C++'s library also has")
+		} else if (S_name[k] in KA)
+			die(S_name[k] ": also a katomic name: decide how both meanings live together (\"both\" or \"function\")")
 	}
 	emit_header()
 	emit_test_c(TEST_C)

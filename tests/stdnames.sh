@@ -45,6 +45,36 @@ disasm() {
 		}'
 }
 
+# all_std_headers c|c++ katomic-first|std-first: a source including katomic
+# (and kernel.h) and every header of the C23 or C++23 standard library the
+# compiler has (<strstream>: left out, libstdc++ warns that it is deprecated)
+all_std_headers() {
+	[ "$2" = katomic-first ] && printf '#include <katomic/kernel.h>\n'
+	if [ "$1" = c ]; then
+		set -- "$2" assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp \
+			signal stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib \
+			stdnoreturn string tgmath threads time uchar wchar wctype
+		o=$1; shift
+		for h in "$@"; do printf '#if __has_include(<%s.h>)\n#include <%s.h>\n#endif\n' $h $h; done
+	else
+		set -- "$2" algorithm any array atomic barrier bit bitset charconv chrono codecvt compare complex \
+			concepts condition_variable coroutine deque exception execution expected filesystem \
+			flat_map flat_set format forward_list fstream functional future generator \
+			initializer_list iomanip ios iosfwd iostream istream iterator latch limits list locale map \
+			mdspan memory memory_resource mutex new numbers numeric optional ostream print queue random \
+			ranges ratio regex scoped_allocator semaphore set shared_mutex source_location span \
+			spanstream sstream stack stacktrace stdexcept stdfloat stop_token streambuf string \
+			string_view syncstream system_error thread tuple type_traits typeindex typeinfo \
+			unordered_map unordered_set utility valarray variant vector version cassert cctype cerrno \
+			cfenv cfloat cinttypes climits clocale cmath csetjmp csignal cstdarg cstddef cstdint cstdio \
+			cstdlib cstring ctime cuchar cwchar cwctype stdatomic.h
+		o=$1; shift
+		for h in "$@"; do printf '#if __has_include(<%s>)\n#include <%s>\n#endif\n' $h $h; done
+	fi
+	[ "$o" = std-first ] && printf '#include <katomic/kernel.h>\n'
+	printf 'int katomic_all_std_headers;\n'
+}
+
 # The names both define, from the generated header.
 both_names() { sed -n 's/^#define \(atomic_[a-z_]*\)(a, b) __ka_c11_or_kernel.*/\1/p' include/katomic/generated/names-stdatomic.h; }
 
@@ -89,6 +119,22 @@ stdnames_matrix() {
 		build_and_run "$cc $b: <stdatomic.h> $order katomic: tests/interop/stdatomic.c, kernel-style and C11 side by side" \
 			"$cc" -std=gnu11 -O2 -pthread $bflag $oflag tests/interop/stdatomic.c
 	done
+
+	# ---- every standard header after katomic (and before): no other name
+	# of either standard library is broken by a katomic macro
+	if [ "$b" = c11 ]; then
+		for order in katomic-first std-first; do
+			all_std_headers c "$order" >"$tmp/allstd.c"
+			expect_clean "$cc -std=gnu11: every C standard header, $order" "$cc" "$tmp/allstd.c" -std=gnu11
+			[ -n "$cxx" ] || continue
+			all_std_headers c++ "$order" >"$tmp/allstd.cc"
+			for s in c++23 c++2b; do	# the newest: every header exists and compiles there
+				std_ok "$cxx" c++ $s || continue
+				expect_clean "$cxx -std=$s: every C++ standard header, $order" "$cxx" "$tmp/allstd.cc" -std=$s
+				break
+			done
+		done
+	fi
 
 	# ---- a call that fits neither: one error per call, naming KATOMIC_PREFIX
 	# (the dispatch does not depend on the backend: checked once)

@@ -1167,8 +1167,11 @@ int main(void)
 #error "ka_barrier is missing"
 #endif
 	n++;
-#if defined(KATOMIC_PREFIX) == defined(barrier)
-#error "barrier is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(barrier) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "barrier is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	barrier();
 #endif
 #ifndef ka_cpu_relax
 #error "ka_cpu_relax is missing"

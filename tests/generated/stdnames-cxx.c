@@ -13,12 +13,24 @@
 #define T_STD_HEADER <atomic>
 #define STD std::
 #endif
+/* C++20's <barrier> too: std::barrier beside the kernel's barrier(). */
+#if __cplusplus >= 202002L && defined(__has_include)
+#if __has_include(<barrier>)
+#define T_BARRIER 1
+#endif
+#endif
 #ifdef T_STD_FIRST
 #include T_STD_HEADER
+#ifdef T_BARRIER
+#include <barrier>
+#endif
 #endif
 #include <katomic/katomic.h>
 #ifndef T_STD_FIRST
 #include T_STD_HEADER
+#ifdef T_BARRIER
+#include <barrier>
+#endif
 #endif
 #include "tap.h"
 
@@ -358,5 +370,13 @@ int main(void)
 	ok(std::is_same<STD atomic_intmax_t, std::atomic<std::intmax_t> >::value, "std::atomic_intmax_t: the standard's meaning");
 	reset();
 	ok(std::is_same<STD atomic_uintmax_t, std::atomic<std::uintmax_t> >::value, "std::atomic_uintmax_t: the standard's meaning");
+#if defined(T_BARRIER) && defined(__cpp_lib_barrier) && !defined(T_STDATOMIC_H)
+	reset();
+	ok([] { std::barrier<> b(1); b.arrive_and_wait(); return true; }(), "std::barrier: the standard's meaning");
+	reset();
+	ok((barrier(), ka_atomic_read(&k) == 5), "barrier: the kernel's meaning");
+#else
+	ok(1, "std::barrier # SKIP not in this language version or library");
+#endif
 	return done_testing();
 }
