@@ -53,7 +53,7 @@ help:
 	@echo '                    the compat and name tests also as C++ ($(HAVE_CXXS))'
 	@echo '  check-headers     each public header alone, warning-free as C11, C17 and C++17'
 	@echo '  check-prefix      -DKATOMIC_PREFIX beside <stdatomic.h>, two TUs linked'
-	@echo '  check-interop     beside liburcu (both orders), <stdatomic.h>, <linux/types.h>, own kernel names'
+	@echo '  check-interop     beside liburcu, <stdatomic.h>/<atomic> (every name, both orders), <linux/types.h>, own kernel names'
 	@echo '  check-barrier-insns dma_*/virt_* are the kernel'"'"'s instructions on every (cross) target'
 	@echo 'make check-linux-source  the kernel'"'"'s atomics.tbl, lib/atomic64_test.c (every compiler, backend,'
 	@echo '                    sanitizers, cross target), virtio ringtest and qspinlock/MCS/osq (linux-source-6.12; CI)'

@@ -113,3 +113,33 @@ function arch_args(k,    a, n, j, s) {
 		if (a[j] != "v" && a[j] != "cv") s = s ", " arg_name(a[j])
 	return s
 }
+
+# gen/stdnames.tbl: every name of the standard libraries' atomics (see its
+# header).  After load_std(file): NS rows, S_lang[k] S_name[k] S_kind[k]
+# S_katomic[k] S_guard[k] S_test[k] S_ktest[k]; BOTH[name] = 1 for a name
+# the kernel's API also defines (katomic "both"), CXXFUNC[name] = 1 for a
+# katomic macro that is a function in C++ (katomic "function").
+function load_std(file,    line, n, f) {
+	TBL = file; TBL_LINE = 0; NS = 0
+	while ((getline line < file) > 0) {
+		TBL_LINE++
+		if (line ~ /^[ \t]*(#|$)/) continue
+		n = split(line, f, "|")
+		if (n != 6 && n != 7) die("expected 6 or 7 '|'-separated fields, found " n)
+		NS++
+		S_lang[NS] = trim(f[1]); S_name[NS] = trim(f[2]); S_kind[NS] = trim(f[3])
+		S_katomic[NS] = trim(f[4]); S_guard[NS] = trim(f[5]); S_test[NS] = trim(f[6])
+		S_ktest[NS] = n == 7 ? trim(f[7]) : ""
+		S_line[NS] = TBL_LINE
+		if (S_lang[NS] !~ /^(c|c\+\+)$/) die("unknown language '" S_lang[NS] "' (c or c++)")
+		if (S_name[NS] !~ /^[A-Za-z_][A-Za-z0-9_]*$/) die("bad name '" S_name[NS] "'")
+		if (S_kind[NS] !~ /^(func|macro|type|enum|const)$/) die("unknown kind '" S_kind[NS] "'")
+		if (S_katomic[NS] !~ /^(c11|both|function)$/) die("unknown decision '" S_katomic[NS] "' (c11, both or function)")
+		if (S_test[NS] == "") die("no test for " S_name[NS])
+		if ((S_katomic[NS] != "c11") != (S_ktest[NS] != "")) die(S_name[NS] ": a kernel test is required for \"both\" and \"function\" and only there")
+		if (S_katomic[NS] == "both") BOTH[S_name[NS]] = 1
+		if (S_katomic[NS] == "function") CXXFUNC[S_name[NS]] = 1
+	}
+	close(file)
+	if (NS == 0) die("no names")
+}

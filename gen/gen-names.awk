@@ -2,6 +2,8 @@
 # (OUT/names-<header>), and the name-coverage tests (TEST, TEST_OPTIN).
 # Public names are aliases of the ka_/KA_ spellings unless KATOMIC_PREFIX
 # is defined, so code that also needs <stdatomic.h> can use the prefixed API.
+# A name <stdatomic.h> also defines (gen/stdnames.tbl, "both") gets no alias
+# here: gen-stdnames.awk's names-stdatomic.h gives it both meanings.
 
 function impl(n) { return (n ~ /[a-z]/ ? "ka_" : "KA_") n }
 
@@ -46,6 +48,12 @@ function req_if(r) { return r ~ /^!/ ? "#ifndef " substr(r, 2) : "#ifdef " r }
 function alias_line(k,    n) {
 	n = N_name[k]
 	if (N_kind[k] == "type") return "typedef " impl(n) " " n ";"
+	# A name C++'s standard library also uses (std::barrier): a function there,
+	# so that the library's own declarations are no macro invocations.
+	if (n in CXXFUNC) {
+		if (N_kind[k] != "macro" || N_params[k] != "") die(n ": only a macro without parameters can be a C++ function")
+		return "#ifdef __cplusplus\nstatic __ka_always_inline void " n "(void) { " impl(n) "(); }\n#else\n#define " n "() " impl(n) "()\n#endif"
+	}
 	if (N_kind[k] == "macro") return "#define " n "(" N_params[k] ") " impl(n) "(" N_params[k] ")"
 	# The kernel's own definition, token for token: a program's identical
 	# definition (before or after katomic) is then no redefinition.
@@ -63,7 +71,17 @@ function header_comment(f) {
 # The test's check of name k: the ka_ spelling always, the plain one unless KATOMIC_PREFIX.
 function check_name(k, f,    n) {
 	n = N_name[k]
-	if (N_kind[k] == "type") {
+	if (n in BOTH) {
+		# Also a <stdatomic.h>/<atomic> name: in C a dispatching macro, in
+		# C++ an overload beside std::'s (names-stdatomic.h).
+		print "\t(void)&" impl(n) "; n++;" > f
+		print "#if defined(" n ") != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))\n#error \"" n " is defined wrongly for this KATOMIC_PREFIX setting and language\"\n#endif" > f
+		print "#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)\n\t{ int (*fp)(int, ka_atomic_t *) = " n "; (void)fp; }\n#endif" > f
+	} else if (n in CXXFUNC) {
+		print "#ifndef " impl(n) "\n#error \"" impl(n) " is missing\"\n#endif\n\tn++;" > f
+		print "#if defined(" n ") != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))\n#error \"" n " is defined wrongly for this KATOMIC_PREFIX setting and language\"\n#endif" > f
+		print "#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)\n\t" n "();\n#endif" > f
+	} else if (N_kind[k] == "type") {
 		print "\t{ " impl(n) " x; (void)&x; n++; }" > f
 		print "#ifndef KATOMIC_PREFIX\n\t{ " n " x; (void)&x; }\n#endif" > f
 	} else if (N_kind[k] == "func") {
@@ -89,6 +107,7 @@ BEGIN {
 		for (k = 1; k <= NF_FUNCS; k++)
 			add_name("atomic.h", "func", TY_pfx[t] "_" F_name[k], "", "", "")
 	load_api(API)
+	load_std(STD)
 
 	for (h = 1; h <= NH; h++) {
 		f = OUT "/names-" H_list[h]
@@ -98,6 +117,7 @@ BEGIN {
 		print "#ifndef KATOMIC_PREFIX" > f
 		for (k = 1; k <= NN; k++) {
 			if (N_hdr[k] != H_list[h]) continue
+			if (N_name[k] in BOTH) continue	# names-stdatomic.h
 			if (N_req[k] != "") print req_if(N_req[k]) > f
 			print alias_line(k) > f
 			if (N_req[k] != "") print "#endif" > f

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates every derived file from gen/atomics.tbl and gen/api.tbl.
+# Regenerates every derived file from gen/atomics.tbl, gen/api.tbl and gen/stdnames.tbl.
 # Usage: gen/gen.sh [ROOT]   (ROOT defaults to the repository; `make gen-check`
 # writes into a scratch ROOT and diffs it against the checked-in files)
 set -eu
@@ -13,7 +13,7 @@ mkdir -p "$inc" "$tst"
 gen() { # gen SCRIPT OUTFILE [awk args...]
 	script=$1 out=$2; shift 2
 	$awk -f "$here/common.awk" -f "$here/$script" -v TABLE="$here/atomics.tbl" \
-		-v API="$here/api.tbl" -v FALLBACKS="$here/fallbacks" "$@" </dev/null >"$out.tmp"
+		-v API="$here/api.tbl" -v STD="$here/stdnames.tbl" -v FALLBACKS="$here/fallbacks" "$@" </dev/null >"$out.tmp"
 	mv "$out.tmp" "$out"
 }
 
@@ -22,6 +22,8 @@ gen gen-atomic.awk "$inc/atomic64.h" -v TYPE=2
 gen gen-atomic.awk "$inc/atomic-long.h" -v TYPE=3
 gen gen-names.awk "$tst/.names-stamp" -v OUT="$inc" -v TEST="$tst/names.c" -v TEST_OPTIN="$tst/names-optin.c"
 rm -f "$tst/.names-stamp"
+gen gen-stdnames.awk "$tst/.std-stamp" -v OUT="$inc/names-stdatomic.h" -v TEST_C="$tst/stdnames.c" -v TEST_CXX="$tst/stdnames-cxx.c" -v CODEGEN="$tst/stdnames-codegen.c"
+rm -f "$tst/.std-stamp"
 gen gen-tests.awk "$tst/atomic-ops.c"
 mkdir -p "$root/tools/codegen/generated" && gen gen-probes.awk "$root/tools/codegen/generated/probes.c"
 # The Linux kernel's x86-64 arch atomic layer on C11 (`katomic kernel`).

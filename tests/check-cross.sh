@@ -10,7 +10,7 @@ build=${BUILD:-build}/cross
 rm -rf "$build"; mkdir -p "$build"
 # The stress tests are too slow under emulation, except the spinlock's (time-
 # bounded): its mixed-size accesses and futex sleeps are the target's own.
-srcs="$(ls tests/test-*.c tests/generated/*.c | grep -v -e '/test-stress-' -e '/test-up-') tests/test-stress-spinlock.c"
+srcs="$(ls tests/test-*.c tests/generated/*.c | grep -v -e '/test-stress-' -e '/test-up-' -e '/stdnames-cxx' -e '/stdnames-codegen') tests/test-stress-spinlock.c"
 CXX_SRCS=${CXX_SRCS:-tests/test-compat.c tests/generated/names.c tests/generated/names-optin.c}
 CROSS_CXX=${CROSS_CXX:-clang++}
 command -v "$CROSS_CXX" >/dev/null 2>&1 || echo "note: C++ cross builds skipped: $CROSS_CXX not installed (apt-get install clang)"

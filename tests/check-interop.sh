@@ -3,8 +3,12 @@
 #   liburcu in either include order (rcu_dereference/rcu_assign_pointer are
 #   then liburcu's), every flavour, C and C++, with and without _LGPL_SOURCE,
 #   and a reader/updater program linked with -lurcu;
-#   <stdatomic.h> after katomic: refused with an error naming KATOMIC_PREFIX
-#   (with it: accepted);
+#   <stdatomic.h> (C) and <atomic>, C++23 <stdatomic.h> (C++) before or
+#   after katomic: every standard name keeps its meaning, the five both
+#   define keep the kernel's too (tests/generated/stdnames*.c, every C and
+#   C++ standard the compiler has), a call that fits neither is one error
+#   naming KATOMIC_PREFIX, and the calls compile to the instructions they
+#   compile to without the other header (tests/stdnames.sh);
 #   a program's own ATOMIC_INIT/likely identical to the kernel's, before or
 #   after katomic; its own u8/likely without <katomic/kernel.h>;
 #   <linux/types.h> before or after <katomic/kernel.h>;
@@ -30,6 +34,7 @@ expect_error() {
 	else flunk "$what (the error does not match '$pat')"; fi
 }
 cxx_of() { case $1 in *clang*) echo "$1" | sed 's/clang/clang++/' ;; *gcc*) echo "$1" | sed 's/gcc/g++/' ;; esac; }
+. tests/stdnames.sh
 urcu_hdr=$(printf '#include <urcu.h>\n' | ${ccs%% *} -x c -E - >/dev/null 2>&1 && echo yes)
 
 for cc in $ccs; do
@@ -69,12 +74,8 @@ for cc in $ccs; do
 			done
 		fi
 
-		# ---- <stdatomic.h> after katomic
-		printf '#include <katomic/atomic.h>\n#include <stdatomic.h>\nint x;\n' >"$tmp/s.c"
-		expect_error "$cc $b: <stdatomic.h> after katomic is refused with an error naming KATOMIC_PREFIX" \
-			KATOMIC_PREFIX "$cc" "$tmp/s.c" -std=gnu11 $bflag
-		[ "$(grep -c ': error:' "$tmp/err")" -eq 1 ] && pass "$cc $b: ... and that is the only error" ||
-			flunk "$cc $b: <stdatomic.h> after katomic gives more than the one error"
+		# ---- <stdatomic.h> / <atomic> beside katomic (gen/stdnames.tbl)
+		stdnames_matrix "$cc" "$cxx" "$b" "$bflag"
 		printf '#include <katomic/katomic.h>\n#include <stdatomic.h>\nint f(void);\nint f(void) { atomic_int c = 1; ka_atomic_t k = KA_ATOMIC_INIT(1);\n  return atomic_fetch_add(&c, 1) + ka_atomic_fetch_add(1, &k) + (int)memory_order_relaxed; }\n' >"$tmp/s.c"
 		expect_clean "$cc $b: with -DKATOMIC_PREFIX, <stdatomic.h> after katomic is accepted" "$cc" "$tmp/s.c" -std=gnu11 $bflag -DKATOMIC_PREFIX
 

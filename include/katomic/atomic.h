@@ -35,5 +35,7 @@ typedef struct { long counter; } ka_atomic_long_t;
 #define ka_atomic_long_cond_read_acquire(v, c)	ka_smp_cond_load_acquire(&(v)->counter, (c))
 
 #include "generated/names-atomic.h"
+/* atomic_fetch_add & co.: the kernel's and <stdatomic.h>'s at once. */
+#include "stdatomic-bridge.h"
 
 #endif /* KATOMIC_ATOMIC_H */

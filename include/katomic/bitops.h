@@ -109,7 +109,20 @@ static __ka_always_inline bool ka_test_bit_acquire(long nr, const volatile unsig
 	return 1UL & (ka_smp_load_acquire(&addr[KA_BIT_WORD((unsigned long)nr)]) >> ((unsigned long)nr % KA_BITS_PER_LONG));
 }
 
-/* Not atomic: plain read-modify-write of the word. */
+/*
+ * Not atomic: plain read-modify-write of the word.  C++20 deprecates the
+ * compound assignment to a volatile (C++23 takes that back for |= &= ^=);
+ * spelt out as *p = *p | m, clang keeps one more register move, so the
+ * warning is silenced instead: the same access as in C.
+ */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#ifdef __clang__
+#pragma GCC diagnostic ignored "-Wdeprecated-volatile"
+#else
+#pragma GCC diagnostic ignored "-Wvolatile"
+#endif
+#endif
 static __ka_always_inline void ka___set_bit(unsigned long nr, volatile unsigned long *addr)
 {
 	addr[KA_BIT_WORD(nr)] |= KA_BIT_MASK(nr);
@@ -124,6 +137,9 @@ static __ka_always_inline void ka___change_bit(unsigned long nr, volatile unsign
 {
 	addr[KA_BIT_WORD(nr)] ^= KA_BIT_MASK(nr);
 }
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
+#endif
 
 static __ka_always_inline bool ka___test_and_set_bit(unsigned long nr, volatile unsigned long *addr)
 {

@@ -1,32 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * What every katomic header needs from the compiler, and the guard against
- * <stdatomic.h>, whose atomic_fetch_add & co. take C11's argument order.
- */
+/* What every katomic header needs from the compiler. */
 #ifndef KATOMIC_COMPILER_H
 #define KATOMIC_COMPILER_H
 
 #if !defined(__GNUC__)
 #error "katomic needs GCC or Clang: __atomic builtins, statement expressions, inline asm"
-#endif
-
-#if !defined(KATOMIC_PREFIX) && (defined(_STDATOMIC_H) || defined(__CLANG_STDATOMIC_H) || \
-	defined(_GLIBCXX_STDATOMIC_H) || defined(_LIBCPP_STDATOMIC_H) || defined(atomic_fetch_add))
-#error "katomic: <stdatomic.h> is included; its atomic_* names clash with the kernel's. Build with -DKATOMIC_PREFIX and use the ka_ spellings (ka_atomic_inc, ...)"
-#endif
-
-/*
- * The other order: <stdatomic.h> after katomic would silently redefine
- * atomic_fetch_add & co. (a macro redefined in a system header raises no
- * warning), and every later call would reach C11's with the kernel's
- * argument order.  gcc's and clang's <stdatomic.h> both begin by declaring
- * the enumerator memory_order_relaxed, an identifier no katomic-only C
- * program uses: it is made to raise the error below and then expand to
- * itself, so that nothing else is reported.  C only: C++'s <atomic> names
- * std::memory_order_relaxed and lives beside katomic's macros.
- */
-#if !defined(KATOMIC_PREFIX) && !defined(__cplusplus)
-#define memory_order_relaxed _Pragma("GCC error \"katomic: <stdatomic.h> (or memory_order_relaxed) after katomic: C11's atomic_fetch_add & co. would replace the kernel's. Build with -DKATOMIC_PREFIX and use the ka_ spellings\"") memory_order_relaxed
 #endif
 
 #ifndef __cplusplus

@@ -63,8 +63,11 @@ int main(void)
 #error "atomic_add_return_relaxed is defined wrongly for this KATOMIC_PREFIX setting"
 #endif
 	(void)&ka_atomic_fetch_add; n++;
-#if defined(KATOMIC_PREFIX) == defined(atomic_fetch_add)
-#error "atomic_fetch_add is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(atomic_fetch_add) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "atomic_fetch_add is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	{ int (*fp)(int, ka_atomic_t *) = atomic_fetch_add; (void)fp; }
 #endif
 	(void)&ka_atomic_fetch_add_acquire; n++;
 #if defined(KATOMIC_PREFIX) == defined(atomic_fetch_add_acquire)
@@ -99,8 +102,11 @@ int main(void)
 #error "atomic_sub_return_relaxed is defined wrongly for this KATOMIC_PREFIX setting"
 #endif
 	(void)&ka_atomic_fetch_sub; n++;
-#if defined(KATOMIC_PREFIX) == defined(atomic_fetch_sub)
-#error "atomic_fetch_sub is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(atomic_fetch_sub) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "atomic_fetch_sub is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	{ int (*fp)(int, ka_atomic_t *) = atomic_fetch_sub; (void)fp; }
 #endif
 	(void)&ka_atomic_fetch_sub_acquire; n++;
 #if defined(KATOMIC_PREFIX) == defined(atomic_fetch_sub_acquire)
@@ -191,8 +197,11 @@ int main(void)
 #error "atomic_and is defined wrongly for this KATOMIC_PREFIX setting"
 #endif
 	(void)&ka_atomic_fetch_and; n++;
-#if defined(KATOMIC_PREFIX) == defined(atomic_fetch_and)
-#error "atomic_fetch_and is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(atomic_fetch_and) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "atomic_fetch_and is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	{ int (*fp)(int, ka_atomic_t *) = atomic_fetch_and; (void)fp; }
 #endif
 	(void)&ka_atomic_fetch_and_acquire; n++;
 #if defined(KATOMIC_PREFIX) == defined(atomic_fetch_and_acquire)
@@ -231,8 +240,11 @@ int main(void)
 #error "atomic_or is defined wrongly for this KATOMIC_PREFIX setting"
 #endif
 	(void)&ka_atomic_fetch_or; n++;
-#if defined(KATOMIC_PREFIX) == defined(atomic_fetch_or)
-#error "atomic_fetch_or is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(atomic_fetch_or) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "atomic_fetch_or is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	{ int (*fp)(int, ka_atomic_t *) = atomic_fetch_or; (void)fp; }
 #endif
 	(void)&ka_atomic_fetch_or_acquire; n++;
 #if defined(KATOMIC_PREFIX) == defined(atomic_fetch_or_acquire)
@@ -251,8 +263,11 @@ int main(void)
 #error "atomic_xor is defined wrongly for this KATOMIC_PREFIX setting"
 #endif
 	(void)&ka_atomic_fetch_xor; n++;
-#if defined(KATOMIC_PREFIX) == defined(atomic_fetch_xor)
-#error "atomic_fetch_xor is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(atomic_fetch_xor) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "atomic_fetch_xor is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	{ int (*fp)(int, ka_atomic_t *) = atomic_fetch_xor; (void)fp; }
 #endif
 	(void)&ka_atomic_fetch_xor_acquire; n++;
 #if defined(KATOMIC_PREFIX) == defined(atomic_fetch_xor_acquire)
@@ -1152,8 +1167,11 @@ int main(void)
 #error "ka_barrier is missing"
 #endif
 	n++;
-#if defined(KATOMIC_PREFIX) == defined(barrier)
-#error "barrier is defined wrongly for this KATOMIC_PREFIX setting"
+#if defined(barrier) != (!defined(KATOMIC_PREFIX) && !defined(__cplusplus))
+#error "barrier is defined wrongly for this KATOMIC_PREFIX setting and language"
+#endif
+#if defined(__cplusplus) && !defined(KATOMIC_PREFIX)
+	barrier();
 #endif
 #ifndef ka_cpu_relax
 #error "ka_cpu_relax is missing"

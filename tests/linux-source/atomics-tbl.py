@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Every operation and ordering variant of the kernel's own atomics table is katomic's.
 
-Usage: atomics-tbl.py KERNEL_TBL OUR_TBL NAMES_H
+Usage: atomics-tbl.py KERNEL_TBL OUR_TBL NAMES_H...
   KERNEL_TBL  scripts/atomic/atomics.tbl of a kernel source tree (extracted at
               test time, never copied into the project)
   OUR_TBL     gen/atomics.tbl
   NAMES_H     include/katomic/generated/names-atomic.h (the public names made
-              from OUR_TBL)
+              from OUR_TBL) and names-stdatomic.h (those also in <stdatomic.h>)
 
 For each operation of the kernel's table: katomic's table has it, its letters
 give every function and ordering variant the kernel's give (the letters mean
@@ -70,19 +70,22 @@ def parse(path, sep):
     return ops
 
 
-def public_names(path):
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise BadInput("%s: cannot read: %s" % (path, e.strerror))
-    return set(re.findall(r"^#define (atomic\w*) ", text, re.M))
+def public_names(paths):
+    names = set()
+    for path in paths:
+        try:
+            text = open(path, encoding="utf-8").read()
+        except OSError as e:
+            raise BadInput("%s: cannot read: %s" % (path, e.strerror))
+        names |= set(re.findall(r"^#define (atomic\w*)[ (]", text, re.M))
+    return names
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 4:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    ktbl, otbl, names_h = sys.argv[1:]
+    ktbl, otbl, names_h = sys.argv[1], sys.argv[2], sys.argv[3:]
     try:
         kernel, ours, names = parse(ktbl, None), parse(otbl, "|"), public_names(names_h)
     except BadInput as e:

@@ -38,7 +38,7 @@ tar -xJf "$tarball" -C "$out" "$top/scripts/atomic/atomics.tbl" "$top/tools/virt
 status=0
 echo "== the kernel's scripts/atomic/atomics.tbl against gen/atomics.tbl"
 python3 "$here/atomics-tbl.py" "$out/$top/scripts/atomic/atomics.tbl" gen/atomics.tbl \
-	include/katomic/generated/names-atomic.h || status=1
+	include/katomic/generated/names-atomic.h include/katomic/generated/names-stdatomic.h || status=1
 echo "== lib/atomic64_test.c on katomic"
 python3 "$here/kernel-tests.py" --src "$out/$top" --work "$out/kernel-tests" --ccs "$ccs" \
 	$([ "${RINGTEST_CROSS:-1}" = 1 ] && echo --cross) || status=1

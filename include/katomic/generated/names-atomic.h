@@ -12,7 +12,6 @@
 #define atomic_add_return_acquire ka_atomic_add_return_acquire
 #define atomic_add_return_release ka_atomic_add_return_release
 #define atomic_add_return_relaxed ka_atomic_add_return_relaxed
-#define atomic_fetch_add ka_atomic_fetch_add
 #define atomic_fetch_add_acquire ka_atomic_fetch_add_acquire
 #define atomic_fetch_add_release ka_atomic_fetch_add_release
 #define atomic_fetch_add_relaxed ka_atomic_fetch_add_relaxed
@@ -21,7 +20,6 @@
 #define atomic_sub_return_acquire ka_atomic_sub_return_acquire
 #define atomic_sub_return_release ka_atomic_sub_return_release
 #define atomic_sub_return_relaxed ka_atomic_sub_return_relaxed
-#define atomic_fetch_sub ka_atomic_fetch_sub
 #define atomic_fetch_sub_acquire ka_atomic_fetch_sub_acquire
 #define atomic_fetch_sub_release ka_atomic_fetch_sub_release
 #define atomic_fetch_sub_relaxed ka_atomic_fetch_sub_relaxed
@@ -44,7 +42,6 @@
 #define atomic_fetch_dec_release ka_atomic_fetch_dec_release
 #define atomic_fetch_dec_relaxed ka_atomic_fetch_dec_relaxed
 #define atomic_and ka_atomic_and
-#define atomic_fetch_and ka_atomic_fetch_and
 #define atomic_fetch_and_acquire ka_atomic_fetch_and_acquire
 #define atomic_fetch_and_release ka_atomic_fetch_and_release
 #define atomic_fetch_and_relaxed ka_atomic_fetch_and_relaxed
@@ -54,12 +51,10 @@
 #define atomic_fetch_andnot_release ka_atomic_fetch_andnot_release
 #define atomic_fetch_andnot_relaxed ka_atomic_fetch_andnot_relaxed
 #define atomic_or ka_atomic_or
-#define atomic_fetch_or ka_atomic_fetch_or
 #define atomic_fetch_or_acquire ka_atomic_fetch_or_acquire
 #define atomic_fetch_or_release ka_atomic_fetch_or_release
 #define atomic_fetch_or_relaxed ka_atomic_fetch_or_relaxed
 #define atomic_xor ka_atomic_xor
-#define atomic_fetch_xor ka_atomic_fetch_xor
 #define atomic_fetch_xor_acquire ka_atomic_fetch_xor_acquire
 #define atomic_fetch_xor_release ka_atomic_fetch_xor_release
 #define atomic_fetch_xor_relaxed ka_atomic_fetch_xor_relaxed

@@ -3,7 +3,11 @@
 #ifndef KATOMIC_GENERATED_NAMES_BARRIER_H
 #define KATOMIC_GENERATED_NAMES_BARRIER_H
 #ifndef KATOMIC_PREFIX
+#ifdef __cplusplus
+static __ka_always_inline void barrier(void) { ka_barrier(); }
+#else
 #define barrier() ka_barrier()
+#endif
 #define cpu_relax() ka_cpu_relax()
 #define mb() ka_mb()
 #define rmb() ka_rmb()
