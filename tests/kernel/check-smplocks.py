@@ -39,7 +39,7 @@ SECTIONS {
 """
 
 # Sites: A, B, C compiler-like; R recorded by asm (LOCK_PREFIX-style); K marked
-# to stay locked (DS before lock); I in .init.text.
+# to stay locked (DS before lock); F a fence on the stack (kept); I in .init.text.
 ASM = """
   .text
   .globl _start
@@ -50,6 +50,7 @@ B: lock cmpxchgq %rsi, 8(%rdi)
 R: lock incl (%rdi)
 K: .byte 0x3e; lock decl (%rdi)
 C: lock btsq $3, 16(%rdi)
+F: lock addl $0, -4(%rsp)
   xchgl %eax, (%rdi)
   ret
 @TEXT@
@@ -149,6 +150,7 @@ def main(argv):
     t.check(targets[len(used):] == [None] * (len(targets) - len(used)), "the remaining slots are zero")
     t.check(all(h == 0xF0 for h in held if h is not None), "every entry names a 0xf0 byte")
     t.check(s["K"] + 1 not in used, "the DS-marked lock (kept locked) is not recorded")
+    t.check(s["F"] not in used and "2 kept locked" in r.stdout, "the fence on the stack (lock addl $0,-4(%rsp)) is not recorded")
     t.check(syms(p)["__smp_locks_end"] == s["__smp_locks_end"], "__smp_locks_end unchanged")
     with open(p, "rb") as f:
         once = f.read()

@@ -16,4 +16,4 @@ kernel:
 check-kernel:
 	@command -v python3 >/dev/null 2>&1 || { echo 'note: python3 not installed: check-kernel skipped'; exit 0; }; \
 	 python3 tests/kernel/check-kernel.py $(BUILD)/check-kernel $(HAVE_CCS) && \
-	 python3 tests/kernel/check-smplocks.py $(BUILD)/check-kernel $(firstword $(HAVE_CCS))
+	 python3 tests/kernel/check-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc)

@@ -19,7 +19,10 @@ finds them and adds them to the table:
   3. every lock in _text.._etext the table lacks is a new site, unless it is
      kept locked: a DS prefix before the lock (katomic's __KA_LOCK_KEEP mark)
      or an FS/GS segment prefix (a second segment override would be
-     undefined).  Refused, nothing written: a new site inside the original
+     undefined), or a memory operand on the stack (%rsp): that is a full
+     fence, the kernel's __smp_mb() (lock addl $0,-4(%rsp), which it never
+     records: virt_mb() orders memory shared with a hypervisor that a
+     one-CPU guest still needs) or the compiler's seq_cst fence.  Refused, nothing written: a new site inside the original
      bytes of an alternative (.altinstructions; apply_alternatives() may
      replace them), of a jump label (__jump_table) or of an inline static
      call (.static_call_sites); a lock in an alternative's replacement
@@ -162,8 +165,8 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
         if not lo <= a < hi:
             outside.append(a)
             continue
-        ia, raw, _, marked = found[a]
-        if marked or SEG_FS_GS & set(raw[:a - ia]):
+        ia, raw, text, marked = found[a]
+        if marked or SEG_FS_GS & set(raw[:a - ia]) or "(%rsp" in text:
             kept.append(a)
         else:
             new.append(a)
