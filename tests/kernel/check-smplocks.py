@@ -39,7 +39,8 @@ SECTIONS {
 """
 
 # Sites: A, B, C compiler-like; R recorded by asm (LOCK_PREFIX-style); K marked
-# to stay locked (DS before lock); F a fence on the stack (kept); I in .init.text.
+# to stay locked (DS before lock); F a fence on the stack (kept); S an atomic on a
+# stack object (recorded); I in .init.text.
 ASM = """
   .text
   .globl _start
@@ -51,6 +52,7 @@ R: lock incl (%rdi)
 K: .byte 0x3e; lock decl (%rdi)
 C: lock btsq $3, 16(%rdi)
 F: lock addl $0, -4(%rsp)
+S: lock orq %rax, 8(%rsp)
   xchgl %eax, (%rdi)
   ret
 @TEXT@
@@ -140,13 +142,13 @@ def main(argv):
     p = link(tmp, cc, "known")
     s = syms(p)
     r = step(p)
-    t.check(r.returncode == 0 and "3 new" in r.stdout, "known sites: 3 new lock sites added (%s)"
+    t.check(r.returncode == 0 and "4 new" in r.stdout, "known sites: 4 new lock sites added (%s)"
             % (r.stdout.strip() or r.stderr.strip()))
     targets, held = table(p)
     used = [x for x in targets if x is not None]
-    want = sorted(s[n] + 0 for n in ("A", "B", "C", "R", "I"))
+    want = sorted(s[n] for n in ("A", "B", "C", "S", "R", "I"))
     # A..C and R start with the lock byte itself; their labels name it.
-    t.check(used == want, "table = the asm's 2 entries + A, B, C, sorted (got %s)" % [hex(x) for x in used])
+    t.check(used == want, "table = the asm's 2 entries + A, B, C and S (an atomic on a stack object), sorted (got %s)" % [hex(x) for x in used])
     t.check(targets[len(used):] == [None] * (len(targets) - len(used)), "the remaining slots are zero")
     t.check(all(h == 0xF0 for h in held if h is not None), "every entry names a 0xf0 byte")
     t.check(s["K"] + 1 not in used, "the DS-marked lock (kept locked) is not recorded")
@@ -177,15 +179,15 @@ def main(argv):
         before = f.read()
     refused(t, step(p), p, before, "stale", "stale", "0x90")
 
-    # Too small: 2 asm entries + 3 new = 5 slots; no room past the asm's entries.
+    # Too small: 2 asm entries + 4 new = 6 slots; no room past the asm's entries.
     p = link(tmp, cc, "small", RESERVE=0, ALIGN=4)
     with open(p, "rb") as f:
         before = f.read()
     tab = table(p)[0]
-    if len(tab) >= 5:      # the ALIGN(64) left room: the check would test nothing
-        t.check(False, "the too-small table has %d slots, the test needs fewer than 5" % len(tab))
+    if len(tab) >= 6:      # the ALIGN(64) left room: the check would test nothing
+        t.check(False, "the too-small table has %d slots, the test needs fewer than 6" % len(tab))
     else:
-        refused(t, step(p), p, before, "small", "are needed", "reserve at least 12 bytes")
+        refused(t, step(p), p, before, "small", "are needed", "reserve at least 16 bytes")
 
     p = link(tmp, cc, "nomark", MARK="")
     with open(p, "rb") as f:

@@ -19,8 +19,7 @@ finds them and adds them to the table:
   3. every lock in _text.._etext the table lacks is a new site, unless it is
      kept locked: a DS prefix before the lock (katomic's __KA_LOCK_KEEP mark)
      or an FS/GS segment prefix (a second segment override would be
-     undefined), or a memory operand on the stack (%rsp): that is a full
-     fence, the kernel's __smp_mb() (lock addl $0,-4(%rsp), which it never
+     undefined), or a fence: add or or of 0 to the stack (%rsp), the kernel's __smp_mb() (lock addl $0,-4(%rsp), which it never
      records: virt_mb() orders memory shared with a hypervisor that a
      one-CPU guest still needs) or the compiler's seq_cst fence.  Refused, nothing written: a new site inside the original
      bytes of an alternative (.altinstructions; apply_alternatives() may
@@ -39,6 +38,7 @@ Run twice, the second run adds nothing.  Exit 1 with one line naming the
 file and the reason when refused or broken; 2 on bad usage.
 """
 import os
+import re
 import struct
 import sys
 
@@ -51,6 +51,9 @@ TABLE = ".smp_locks"
 MARK = "__katomic_smp_locks_reserve"
 SYMS = ("_text", "_etext", "__smp_locks", "__smp_locks_end", MARK)
 SEG_FS_GS = {0x64, 0x65}
+# A full fence: add/or of 0 to the stack (the kernel's __smp_mb(), gcc's seq_cst fence); an
+# atomic on a stack object (set_bit on a local bitmap) is recorded like any other.
+FENCE = re.compile(r"^lock\s+(?:add|or)[bwlq]?\s+\$0x0,(?:-?0x[0-9a-f]+)?\(%rsp\)$")
 
 
 def symbols(elf, names):
@@ -121,7 +124,9 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     elf = uplocks.Elf(path, data)
     sy = symbols(elf, SYMS)
     missing = [n for n in SYMS if n not in sy]
-    if MARK in missing:
+    if MARK in missing and dry_run:
+        missing.remove(MARK)            # counting only: a kernel built without the room
+    elif MARK in missing:
         raise Error("%s: no %s symbol: the linker script lacks katomic's room in .smp_locks "
                     "(build the tree katomic kernel patched)" % (path, MARK))
     if missing:
@@ -133,6 +138,7 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     if sy["__smp_locks"] != taddr or sy["__smp_locks_end"] != taddr + tsize:
         raise Error("%s: __smp_locks..__smp_locks_end (0x%x..0x%x) is not section %s (0x%x..0x%x)"
                     % (path, sy["__smp_locks"], sy["__smp_locks_end"], TABLE, taddr, taddr + tsize))
+    sy.setdefault(MARK, taddr + tsize)
     if not taddr <= sy[MARK] <= taddr + tsize:
         raise Error("%s: %s lies outside %s" % (path, MARK, TABLE))
     if elf.section(".parainstructions"):
@@ -166,7 +172,7 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
             outside.append(a)
             continue
         ia, raw, text, marked = found[a]
-        if marked or SEG_FS_GS & set(raw[:a - ia]) or "(%rsp" in text:
+        if marked or SEG_FS_GS & set(raw[:a - ia]) or FENCE.match(text):
             kept.append(a)
         else:
             new.append(a)
@@ -176,7 +182,11 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
             if s <= a < e:
                 raise Error("%s: the lock at 0x%x lies in %s at 0x%x: it cannot be recorded" % (path, a, what, s))
     merged = sorted(entries | set(new))
-    if len(merged) > capacity:
+    if len(merged) > capacity and dry_run:
+        print("katomic smplocks: %s: %s has %d slots, %d entries would be needed" % (path, TABLE, capacity, len(merged)),
+              file=out)
+        merged = merged[:capacity]
+    elif len(merged) > capacity:
         need = len(merged) - len(asm_entries)
         raise Error("%s: %s holds %d entries, %d are needed (%d the kernel's asm, %d new): reserve at least "
                     "%d bytes after the kernel's own entries (KATOMIC_SMP_LOCKS_RESERVE)"
