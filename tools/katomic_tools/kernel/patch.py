@@ -36,6 +36,12 @@ SMP_LOCKS_ROOM = """#if defined(CONFIG_X86_ATOMIC_C11) && defined(CONFIG_SMP)
 SMP_LOCKS_STEP = """# katomic: the compiler's lock prefixes into .smp_locks (UP lock elision)
 if is_enabled CONFIG_X86_ATOMIC_C11 && is_enabled CONFIG_SMP; then
 	info SMPLOCKS vmlinux
+	# sync_cmpxchg()/sync_set_bit() share memory with a hypervisor and must stay
+	# locked on one CPU; on C11 they are compiler-emitted, not told apart.
+	if is_enabled CONFIG_XEN || is_enabled CONFIG_HYPERV; then
+		echo >&2 "katomic smplocks: CONFIG_XEN/CONFIG_HYPERV use sync_* atomics that must stay locked; the C11 kernel cannot tell them from the others: not supported"
+		exit 1
+	fi
 	if [ -z "${KATOMIC_TOOLS}" ]; then
 		echo >&2 "KATOMIC_TOOLS is not set: build this tree with katomic kernel (it records the compiler's lock prefixes in .smp_locks)"
 		exit 1
