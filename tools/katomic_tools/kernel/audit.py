@@ -44,7 +44,7 @@ def bloat(tree, old, new):
             before, after = int(m.group(1)), int(m.group(2))
             continue
         f = line.split()
-        if len(f) == 4 and re.match(r"-?\d+$", f[3]) and f[0] != "Function":
+        if len(f) == 4 and re.match(r"[-+]?\d+$", f[3]) and f[0] != "Function":
             rows.append({"fn": f[0], "old": int(f[1]) if f[1] != "-" else 0,
                          "new": int(f[2]) if f[2] != "-" else 0, "delta": int(f[3])})
     if before is None:
@@ -182,7 +182,9 @@ def reason(old, new, name="", fa=None, fb=None):
             ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
     if any(f.startswith("__atomic") or f.startswith("__sync") for f in added):
         why.append("out-of-line call")
-    if dcas > 0:
+    if dcas > 0 and a["cmpxchg"] > 0:
+        why.append("more lock cmpxchg sites of the same kind (a path copied)")
+    elif dcas > 0:
         why.append("cmpxchg loop where the reference has one locked instruction")
     elif dcas < 0:
         why.append("one locked instruction where the reference loops")

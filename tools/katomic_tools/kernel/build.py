@@ -118,12 +118,20 @@ def configure(tree, bdir, config, cc, variant):
 
 
 def text_bytes(vmlinux):
-    r = subprocess.run(["size", "-A", vmlinux], stdout=subprocess.PIPE, universal_newlines=True)
+    """Bytes of code: the sizes of vmlinux's text symbols (what bloat-o-meter -t
+    totals), not .text's size, which the linker pads to a 2 MiB boundary."""
+    r = subprocess.run(["nm", "--size-sort", "-S", "-t", "d", vmlinux], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if r.returncode != 0:
+        raise KernelError("nm %s failed: %s" % (vmlinux, r.stderr.strip()[-200:]))
+    total = 0
     for line in r.stdout.splitlines():
         f = line.split()
-        if f and f[0] == ".text":
-            return int(f[1])
-    raise KernelError("%s: no .text section" % vmlinux)
+        if len(f) == 4 and f[2] in ("t", "T", "w", "W"):
+            total += int(f[1], 10)
+    if not total:
+        raise KernelError("%s: no text symbols" % vmlinux)
+    return total
 
 
 def objtool_warnings(log, bdir):
