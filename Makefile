@@ -61,7 +61,7 @@ help:
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
-	@echo '  check-kernel      the generated kernel arch layer in user space, the kernel patch vs linux-source-6.12, bad input'
+	@echo '  check-kernel      the generated kernel arch layer in user space, the kernel patch vs linux-source-6.12, bad input, the .smp_locks post-link step on synthetic kernels'
 	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
 	@echo 'make check-install-tools  the installed katomic (litmus, report --quick) with the source tree deleted (CI)'

@@ -5,7 +5,8 @@
 #                       builds in ~/.cache/katomic/kernel, writes $(BUILD)/kernel/kernel.json
 #   make check-kernel   the fast checks, no kernel build (tests/kernel/check-kernel.py):
 #                       the generated arch layer in user space per compiler, the
-#                       patch against linux-source-6.12 (skipped without it), bad input
+#                       patch against linux-source-6.12 (skipped without it), bad input;
+#                       the .smp_locks post-link step on synthetic kernels (tests/kernel/check-smplocks.py)
 KERNEL_ARGS ?=
 
 .PHONY: kernel check-kernel
@@ -17,4 +18,5 @@ kernel:
 
 check-kernel:
 	@command -v python3 >/dev/null 2>&1 || { echo 'note: python3 not installed: check-kernel skipped'; exit 0; }; \
-	 python3 tests/kernel/check-kernel.py $(BUILD)/check-kernel $(HAVE_CCS)
+	 python3 tests/kernel/check-kernel.py $(BUILD)/check-kernel $(HAVE_CCS) && \
+	 python3 tests/kernel/check-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc)

@@ -59,6 +59,8 @@ def build_dir(config, cc, variant):
 
 
 def _run(cmd, cwd, log, what):
+    # scripts/link-vmlinux.sh of the patched tree runs katomic_tools.kernel.smplocks from here.
+    os.environ.setdefault("KATOMIC_TOOLS", os.path.join(paths.root(), "tools"))
     with open(log, "a") as f:
         f.write("$ %s\n" % " ".join(cmd))
         f.flush()

@@ -24,6 +24,37 @@ def _ifdef(opt, header):
     return "#ifdef %s\n#include <asm/%s>\n#endif\n" % (opt, header)
 
 
+# katomic_tools.kernel.smplocks writes the compiler's lock sites after the
+# kernel's own entries; unused slots stay 0, which alternatives_smp_lock/
+# unlock skip, so __smp_locks_end (resolved in the code) never moves.
+SMP_LOCKS_ROOM = """#if defined(CONFIG_X86_ATOMIC_C11) && defined(CONFIG_SMP)
+		/* katomic: room for the compiler's lock prefixes (scripts/link-vmlinux.sh fills it) */
+		__katomic_smp_locks_reserve = .;
+		. += 0x8000;
+#endif
+"""
+SMP_LOCKS_STEP = """# katomic: the compiler's lock prefixes into .smp_locks (UP lock elision)
+if is_enabled CONFIG_X86_ATOMIC_C11 && is_enabled CONFIG_SMP; then
+	info SMPLOCKS vmlinux
+	# sync_cmpxchg()/sync_set_bit() share memory with a hypervisor and must stay
+	# locked on one CPU; on C11 they are compiler-emitted, not told apart.
+	if is_enabled CONFIG_XEN || is_enabled CONFIG_HYPERV; then
+		echo >&2 "katomic smplocks: CONFIG_XEN/CONFIG_HYPERV use sync_* atomics that must stay locked; the C11 kernel cannot tell them from the others: not supported"
+		exit 1
+	fi
+	if [ -z "${KATOMIC_TOOLS}" ]; then
+		echo >&2 "KATOMIC_TOOLS is not set: build this tree with katomic kernel (it records the compiler's lock prefixes in .smp_locks)"
+		exit 1
+	fi
+	if ! OBJDUMP=objdump PYTHONPATH="${KATOMIC_TOOLS}" python3 -m katomic_tools.kernel.smplocks vmlinux; then
+		echo >&2 Failed to record the lock prefixes in .smp_locks
+		exit 1
+	fi
+fi
+
+"""
+
+
 # (file, anchor regex, where, text): `where` is "before" or "after" the first
 # line matching the anchor; ("wrap", start, end) puts the kernel's lines from
 # start up to (not including) end under #ifndef, with our header in #ifdef.
@@ -40,6 +71,10 @@ EDITS = [
      _ifdef("CONFIG_X86_ATOMIC_C11", "bitops-c11.h")),
     (ASM + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before",
      _ifdef("CONFIG_X86_BARRIER_C11", "barrier-c11.h")),
+    # UP lock elision for the compiler's locks: room in .smp_locks, and the
+    # post-link step that fills it (katomic_tools/kernel/smplocks.py).
+    ("arch/x86/kernel/vmlinux.lds.S", r"^\s*\*\(\.smp_locks\)$", "after", SMP_LOCKS_ROOM),
+    ("scripts/link-vmlinux.sh", r"^# step a \(see comment above\)$", "before", SMP_LOCKS_STEP),
 ]
 
 

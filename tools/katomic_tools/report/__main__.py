@@ -38,6 +38,7 @@ outcome was observed or a native probe is WEAKER than the kernel, or the
 C11 kernel failed a boot the stock kernel passed;
 2 usage error, an unwritable DIR or malformed saved JSON."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -114,8 +115,9 @@ def kernel_verb():
     cli = os.path.join(paths.root(), "tools", "katomic.sh")
     try:
         with open(cli, encoding="utf-8") as f:
-            has = any(line.strip().startswith("kernel)") or line.strip().startswith("kernel|")
-                      for line in f)
+            # a case label naming it: "kernel)" or "codegen|bench|report|kernel)"
+            has = any("kernel" in m.group(1).split("|")
+                      for m in (re.match(r"\s*([A-Za-z|-]+)\)", line) for line in f) if m)
     except OSError:
         has = False
     return ["sh", cli, "kernel"] if has else None
