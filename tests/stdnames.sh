@@ -67,9 +67,11 @@ all_std_headers() {
 			string_view syncstream system_error thread tuple type_traits typeindex typeinfo \
 			unordered_map unordered_set utility valarray variant vector version cassert cctype cerrno \
 			cfenv cfloat cinttypes climits clocale cmath csetjmp csignal cstdarg cstddef cstdint cstdio \
-			cstdlib cstring ctime cuchar cwchar cwctype stdatomic.h
+			cstdlib cstring ctime cuchar cwchar cwctype
 		o=$1; shift
 		for h in "$@"; do printf '#if __has_include(<%s>)\n#include <%s>\n#endif\n' $h $h; done
+		# C++23's <stdatomic.h>, not the C one a library without it leaves on the path
+		printf '#ifdef __cpp_lib_stdatomic_h\n#include <stdatomic.h>\n#endif\n'
 	fi
 	[ "$o" = std-first ] && printf '#include <katomic/kernel.h>\n'
 	printf 'int katomic_all_std_headers;\n'
