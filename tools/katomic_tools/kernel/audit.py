@@ -22,6 +22,8 @@ DIFFS = 12          # functions with an instruction diff
 DIFF_LINES = 80     # lines of diff kept per function
 
 _ADDR = re.compile(r"\b[0-9a-f]{16}\b|\b0x[0-9a-f]+\b")
+_RELOC = re.compile(r"^\s+[0-9a-f]+: R_X86_64_\w+\s+(\S+)")
+_BRANCH = re.compile(r"^((?:j\w+|call\w*)) [0-9a-f]+ ")
 _SYMOFF = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
 
 
@@ -54,13 +56,20 @@ def bloat(tree, old, new):
 
 
 def disassemble(vmlinux):
-    """{function: [normalised instruction]} of every executable section."""
+    """{function: [normalised instruction]} of every executable section
+    (of a vmlinux, or of one object file)."""
     need_tool("objdump", "binutils")
-    p = subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
+    # -r: in an object file (not linked) a call's target is its relocation.
+    p = subprocess.Popen(["objdump", "-dr", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
                          universal_newlines=True, errors="replace")
     funcs = collections.OrderedDict()
     cur = None
     for line in p.stdout:
+        m = _RELOC.match(line)
+        if m:
+            if cur and cur[-1].split(" ", 1)[0] in ("call", "jmp"):
+                cur[-1] = "%s ADDR <%s>" % (cur[-1].split(" ", 1)[0], re.split(r"[-+]0x", m.group(1))[0])
+            continue
         if line.endswith(">:\n"):
             name = line[line.index("<") + 1:-3]
             key, n = name, 1
@@ -76,6 +85,7 @@ def disassemble(vmlinux):
             continue
         ins = _SYMOFF.sub(lambda m: "<%s>" % m.group(1), ins)
         ins = _ADDR.sub("ADDR", re.sub(r"\s+", " ", ins))
+        ins = _BRANCH.sub(r"\1 ADDR ", ins)      # an object file's short branch targets
         cur.append(ins)
     if p.wait() != 0:
         raise KernelError("objdump -d %s failed" % vmlinux)
@@ -100,41 +110,65 @@ def smp_locks(vmlinux):
     return 0
 
 
+_CALLEE = re.compile(r"<([^>+]+)")
+
+
+def _callees(body, self_name):
+    """Functions called (or tail-called) by `body`."""
+    out = collections.Counter()
+    for i in body:
+        op = i.split(" ", 1)[0]
+        if op.startswith("call") or op == "jmp":
+            m = _CALLEE.search(i)
+            if m and m.group(1) != self_name.split("#")[0]:
+                out[m.group(1)] += 1
+    return out
+
+
 def _feat(body):
-    calls = collections.Counter(re.sub(r"^call\S* ", "", i) for i in body if i.startswith("call"))
     return {"n": len(body), "lock": sum(1 for i in body if is_lock(i)),
             "cmpxchg": sum(1 for i in body if is_lock(i) and "cmpxchg" in i),
-            "fence": sum(1 for i in body if i.split(" ")[0] in ("mfence", "lfence", "sfence")),
-            "calls": calls}
+            "fence": sum(1 for i in body if i.split(" ")[0] in ("mfence", "lfence", "sfence"))}
 
 
-def reason(old, new, delta=None):
-    """The reason group of one function's change (the user-space audit's words)."""
+def reason(old, new, name="", fa=None, fb=None):
+    """The reason group of one function's change (the user-space audit's words).
+    fa/fb (all functions of each kernel) let a change of inlining carry the
+    locked instructions of the callee it inlined or stopped inlining."""
     if old is None:
         return "new out-of-line function (inlining changed)"
     if new is None:
         return "gone: inlined into its callers"
+    fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
+    ca, cb = _callees(old, name), _callees(new, name)
+    inlined = sorted(set(ca) - set(cb))
+    outlined = sorted(set(cb) - set(ca))
+    dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
+    for fn in inlined:          # its body now in this one: so are its locks
+        f = _feat(fa.get(fn, []))
+        dlock, dcas = dlock - f["lock"], dcas - f["cmpxchg"]
+    for fn in outlined:
+        f = _feat(fb.get(fn, []))
+        dlock, dcas = dlock + f["lock"], dcas + f["cmpxchg"]
     why = []
-    if b["cmpxchg"] > a["cmpxchg"]:
+    if inlined or outlined:
+        why.append("inlining changed (%s)" % ", ".join(
+            ["%s inlined" % f for f in inlined[:3]] + ["calls %s" % f for f in outlined[:3]]))
+    if any(f.startswith("__atomic") or f.startswith("__sync") for f in outlined):
+        why.append("out-of-line call")
+    if dcas > 0:
         why.append("cmpxchg loop where the reference has one locked instruction")
-    elif b["cmpxchg"] < a["cmpxchg"]:
+    elif dcas < 0:
         why.append("one locked instruction where the reference loops")
     if b["fence"] > a["fence"]:
         why.append("extra fence")
     elif b["fence"] < a["fence"]:
         why.append("fewer fences")
-    if b["lock"] > a["lock"]:
+    if dlock > 0 and dcas <= 0:
         why.append("extra locked instruction")
-    elif b["lock"] < a["lock"]:
+    elif dlock < 0 and dcas >= 0:
         why.append("fewer locked instructions")
-    new_calls = set(b["calls"]) - set(a["calls"])
-    gone_calls = set(a["calls"]) - set(b["calls"])
-    if any(c.startswith("<__atomic") or c.startswith("<__sync") for c in new_calls):
-        why.append("out-of-line call")
-    elif new_calls or gone_calls:
-        why.append("inlining changed (calls %s)" % ", ".join(
-            ["+" + c.strip("<>") for c in sorted(new_calls)[:3]] + ["-" + c.strip("<>") for c in sorted(gone_calls)[:3]]))
     d = b["n"] - a["n"]
     if not why:
         if d > 0:
@@ -156,7 +190,7 @@ def compare(tree, stock_vmlinux, c11_vmlinux):
 
     def row(x):
         return {"fn": x["fn"], "old": x["old"], "new": x["new"], "delta": x["delta"],
-                "reason": reason(fa.get(x["fn"]), fb.get(x["fn"]))}
+                "reason": reason(fa.get(x["fn"]), fb.get(x["fn"]), x["fn"], fa, fb)}
     out = {"bloat": {"total_before": b["total_before"], "total_after": b["total_after"],
                      "total_delta": b["total_delta"], "grown": b["grown"], "shrunk": b["shrunk"],
                      "top_grown": [row(x) for x in b["grown_rows"][:TOP]],
@@ -180,9 +214,36 @@ def compare(tree, stock_vmlinux, c11_vmlinux):
                     "insns_stock": len(old or []), "insns_c11": len(new or []),
                     "locks_stock": sum(1 for i in old or [] if is_lock(i)),
                     "locks_c11": sum(1 for i in new or [] if is_lock(i)),
-                    "reason": reason(old, new), "diff": "\n".join(diff[:DIFF_LINES])})
+                    "reason": reason(old, new, fn, fa, fb), "diff": "\n".join(diff[:DIFF_LINES])})
     sizes = {x["fn"]: x["delta"] for x in b["grown_rows"] + b["shrunk_rows"]}
     for f in fns:
         f["delta"] = sizes.get(f["fn"], 0)
     out["functions"] = fns
     return out
+
+
+def compare_objects(tree, stock_dir, c11_dir, objects):
+    """The audit over some object files of two build dirs (a partial audit,
+    for when a whole stock vmlinux is not built): rows and counts summed."""
+    acc = None
+    for rel in objects:
+        x = compare(tree, os.path.join(stock_dir, rel), os.path.join(c11_dir, rel))
+        if acc is None:
+            acc = x
+            acc["objects"] = [rel]
+            continue
+        acc["objects"].append(rel)
+        b, xb = acc["bloat"], x["bloat"]
+        for k in ("total_before", "total_after", "total_delta", "grown", "shrunk"):
+            b[k] += xb[k]
+        b["top_grown"] = sorted(b["top_grown"] + xb["top_grown"], key=lambda r: -r["delta"])[:TOP]
+        b["top_shrunk"] = sorted(b["top_shrunk"] + xb["top_shrunk"], key=lambda r: r["delta"])[:TOP]
+        b["grown_over_16"] = sorted(b["grown_over_16"] + xb["grown_over_16"], key=lambda r: -r["delta"])
+        for k in ("lock_prefixes", "smp_locks"):
+            for v in ("stock", "c11"):
+                acc[k][v] += x[k][v]
+        acc["atomics_changed"] += x["atomics_changed"]
+        acc["functions"] = sorted(acc["functions"] + x["functions"],
+                                  key=lambda f: (-abs(f["locks_c11"] - f["locks_stock"]),
+                                                 -abs(f["insns_c11"] - f["insns_stock"])))[:DIFFS]
+    return acc
