@@ -28,7 +28,7 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
 	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
-	check-differential check-spinlock-dso check-up check-kernel kernel check-json json-doc install uninstall clean help
+	check-differential check-spinlock-dso check-up check-kernel kernel check-json check-kernel-boot json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 
@@ -58,6 +58,7 @@ help:
 	@echo '  gen-check         fail if gen/gen.sh would change a checked-in generated file'
 	@echo '  check-bench       every benchmark kernel at a tiny size, results checked (no timing)'
 	@echo '  check-json        the JSON schemas, docs/json.md, tests/json/ and what the checker must refuse'
+	@echo '  check-kernel-boot katomic kernel'"'"'s console judge, initramfs, /init and boot deadlines (no kernel)'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
@@ -177,13 +178,20 @@ check-install:
 check-install-tools:
 	@sh tests/check-install-tools.sh
 
-check: gen-check check-json check-kernel check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
+check: gen-check check-json check-kernel check-kernel-boot check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
 	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
 	@echo 'make check: all passed'
 
 # The instruments' JSON documents (docs/json.md): Python 3, standard library only.
 check-json:
 	@PYTHONPATH=tools python3 -m katomic_tools.common.schema_check
+
+# The boot side of `katomic kernel` without a kernel (docs/kernel-boot.md):
+# the console judge on synthetic logs, the initramfs, /init, boot deadlines;
+# the report's kernel section rendered from tests/json/kernel.json.
+check-kernel-boot:
+	@python3 tests/kernel/test-kernel-boot.py $(HAVE_CCS)
+	@python3 tests/kernel/test-kernel-report.py
 
 json-doc:
 	PYTHONPATH=tools python3 -m katomic_tools.common.schema --update-doc docs/json.md

@@ -284,7 +284,7 @@ def field_table(kind):
     return "\n".join(out)
 
 
-DOC_KINDS = ("codegen", "litmus", "bench", "run", "report", "report-merged")
+DOC_KINDS = ("codegen", "litmus", "bench", "run", "report", "report-merged", "kernel")
 
 
 def doc_block(kind):

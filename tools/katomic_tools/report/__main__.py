@@ -1,6 +1,7 @@
 """katomic report: is it time to move to C11 atomics, on this machine?
   katomic report [--quick|--full] [--out DIR] [--litmus DIR]... [--skip LIST]
   katomic report --from DIR... [--out DIR]
+  katomic report --kernel [--quick|--full] [--out DIR] ...
 Runs the three instruments one after the other and keeps their JSON:
   codegen  the per-op code-generation audit, every installed compiler x target
   litmus   tests/litmus (+ each --litmus DIR) on this CPU, c11 and asm backend
@@ -21,12 +22,21 @@ instrument's output in DIR/codegen, DIR/litmus, DIR/bench, and DIR/logs.
   --from DIR     run nothing: render again from DIR's saved JSON (a report
                  directory), or from each subdirectory of DIR that is one
                  (reports from several machines, shown side by side);
-                 repeatable
+                 repeatable.  A DIR holding only a kernel.json (katomic
+                 kernel --out DIR) adds its kernel results to the report
+  --kernel       also build the Linux kernel stock and on katomic's C11
+                 atomics (small config), boot and torture both under qemu:
+                 `katomic kernel --config small --quick` into DIR/kernel
+                 (minutes: docs/kernel-boot.md); the report then has a
+                 section "The Linux kernel on C11" and its answer says what
+                 the kernel showed
 Exit status: 0 report written; 1 report written, but a forbidden litmus
-outcome was observed or a native probe is WEAKER than the kernel;
+outcome was observed or a native probe is WEAKER than the kernel, or the
+C11 kernel failed a boot the stock kernel passed;
 2 usage error, an unwritable DIR or malformed saved JSON."""
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -43,7 +53,7 @@ def die(msg):
 
 
 def parse_args(argv):
-    a = {"mode": "quick", "out": None, "skip": [], "litmus": [], "from": []}
+    a = {"mode": "quick", "out": None, "skip": [], "litmus": [], "from": [], "kernel": False}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -66,6 +76,8 @@ def parse_args(argv):
                 if not os.path.isdir(val):
                     die("--from %s: no such directory" % val)
                 a["from"].append(val)
+        elif arg == "--kernel":
+            a["kernel"] = True
         elif arg in ("--quick", "--full"):
             a["mode"] = arg[2:]
         elif arg in ("-h", "--help"):
@@ -74,6 +86,8 @@ def parse_args(argv):
         else:
             die("unknown option '%s' (see --help)" % arg)
         i += 1
+    if a["kernel"] and a["from"]:
+        die("--kernel runs the kernel driver; --from renders saved results: give one of them")
     for s in a["skip"]:
         if s not in STAGES:
             die("--skip: unknown stage '%s' (codegen, litmus, bench)" % s)
@@ -92,11 +106,40 @@ def writable_dir(out):
     return os.path.abspath(out)
 
 
+def kernel_verb():
+    """The katomic CLI's kernel verb, or None when this version has none."""
+    cli = os.path.join(paths.root(), "tools", "katomic.sh")
+    try:
+        with open(cli, encoding="utf-8") as f:
+            has = any(line.strip().startswith("kernel)") or line.strip().startswith("kernel|")
+                      for line in f)
+    except OSError:
+        has = False
+    return ["sh", cli, "kernel"] if has else None
+
+
+def run_kernel(out, mode):
+    """katomic kernel into out/kernel (its progress on stderr); dies with one line if it cannot."""
+    verb = kernel_verb()
+    if verb is None:
+        die("--kernel: `katomic kernel` (the kernel build and audit driver, docs/kernel.md) is not in this "
+            "version of katomic")
+    kdir = os.path.join(out, "kernel")
+    shutil.rmtree(kdir, ignore_errors=True)
+    cmd = verb + ["--config", "small", "--quick" if mode == "quick" else "--full", "--out", kdir]
+    print("katomic report: kernel: %s" % " ".join(cmd[1:]), file=sys.stderr)
+    rc = subprocess.call(cmd)
+    if not os.path.isfile(os.path.join(kdir, "kernel.json")):
+        die("--kernel: katomic kernel exited %d without writing %s/kernel.json (its log: above)" % (rc, kdir))
+
+
 def main(argv):
     a = parse_args(argv)
+    kernel_docs = []
     if a["from"]:
         try:
             runs = inputs.find_runs(a["from"])
+            kernel_docs = inputs.kernel_docs(a["from"])
         except ValueError as e:
             die(str(e))
         out = writable_dir(a["out"] or a["from"][0])
@@ -107,14 +150,18 @@ def main(argv):
         for f in ("REPORT.md", "index.html", "report.json", "run.json"):
             if os.path.exists(os.path.join(out, f)):
                 os.remove(os.path.join(out, f))
-        for d in ("codegen", "bench"):
+        for d in ("codegen", "bench", "kernel"):     # kernel: an earlier --kernel's, now stale
             shutil.rmtree(os.path.join(out, d), ignore_errors=True)
+        if a["kernel"] and kernel_verb() is None:
+            run_kernel(out, a["mode"])      # fails before the instruments run, not after
         Runner(out, a["mode"], a["skip"], a["litmus"]).run()
+        if a["kernel"]:
+            run_kernel(out, a["mode"])
         runs = [out]
     log = os.path.join(out, "logs", "plots.log")
     os.makedirs(os.path.dirname(log), exist_ok=True)
     try:
-        status, text = render.render(runs, out, log)
+        status, text = render.render(runs, out, log, kernel_docs)
     except ValueError as e:
         die("cannot render: %s" % e)
     sys.stdout.write(text)

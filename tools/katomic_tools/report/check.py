@@ -15,7 +15,11 @@
      Debian package to install;
   4. --from: the saved run rendered again (the same files and verdict), into
      another directory, two machines merged, and saved documents with an empty
-     value or a missing field (refused, one line naming the file and field).
+     value or a missing field (refused, one line naming the file and field);
+  5. kernel results (tests/json/kernel.json, docs/kernel-boot.md) added to the
+     saved run, as DIR/kernel/kernel.json and as a second --from directory:
+     the section "The Linux kernel on C11" and the answer saying what the
+     kernel showed.
 Prints TAP-like lines and "N passed, M failed"; exit status 1 if a check
 failed.  Outputs kept in $KATOMIC_BUILD/report-check (stdout.txt, stderr.txt,
 dom.html, screenshot.png, noclang.out, ...).
@@ -172,7 +176,8 @@ class Check:
 
     def run(self):
         """Every group of checks in turn; one that cannot go on is a failed check."""
-        for group in (self.report, self.chromium, self.bad_environments, self.from_saved, self.from_merged):
+        for group in (self.report, self.chromium, self.bad_environments, self.from_saved, self.from_merged,
+                      self.from_kernel):
             try:
                 group()
             except (OSError, ValueError, LookupError) as e:    # e.g. a file the run did not write
@@ -350,6 +355,33 @@ class Check:
                    "--from two machines: stdout summarises both")
         self.plots_are_png(merged, "--from two machines: ")
         self.from_refused(os.path.join(merged, "alpha"))
+
+    def from_kernel(self):
+        """The saved run with kernel results: in DIR/kernel/, then as a kernel-only --from directory."""
+        fixture = os.path.join(self.root, "tests", "json", "kernel.json")
+        with_k = os.path.join(self.scratch, "with-kernel")
+        copy_documents(self.out, with_k)
+        os.makedirs(os.path.join(with_k, "kernel"), exist_ok=True)
+        shutil.copy(fixture, os.path.join(with_k, "kernel", "kernel.json"))
+        rc = self.katomic(["report", "--from", with_k], "kernel.out", "kernel.err")
+        self.check(rc in (0, 1), "--from with kernel results: exit status 0 or 1 (got %d)" % rc)
+        self.check(lambda: has_line(r"^## The Linux kernel on C11$", os.path.join(with_k, "REPORT.md")),
+                   "--from with kernel results: REPORT.md has the kernel section")
+        self.check(lambda: "the Linux kernel on C11" in read(self.kept("kernel.out")).split("Answer: ")[-1],
+                   "--from with kernel results: the answer says what the kernel showed")
+        self.check(lambda: page(os.path.join(with_k, "index.html")).ids["kernel-boots"][0] == "table",
+                   "--from with kernel results: index.html has the kernel boots table")
+        self.check(lambda: schema.validate_file(os.path.join(with_k, "report.json"), "report")
+                   and "kernel" in json.load(open(os.path.join(with_k, "report.json"))),
+                   "--from with kernel results: report.json has the kernel object")
+        kdir = os.path.join(self.scratch, "kernel-only")
+        os.makedirs(kdir, exist_ok=True)
+        shutil.copy(fixture, kdir)
+        plain = os.path.join(self.scratch, "kernel-merge")
+        copy_documents(self.out, plain)
+        self.katomic(["report", "--from", plain, "--from", kdir], "kernel-merge.out", "kernel-merge.err")
+        self.check(lambda: has_line(r"^## The Linux kernel on C11$", os.path.join(plain, "REPORT.md")),
+                   "--from RUN --from KERNEL-DIR: the kernel results merged into the run")
 
     def from_refused(self, machine):
         """A saved document that does not fit its schema is refused, naming the file and the field."""

@@ -6,9 +6,13 @@ A run directory is what `katomic report` writes:
   codegen/codegen.json    katomic codegen's document
   litmus/BACKEND-CC.json  one katomic-litmus --json document per run
   bench/bench.json        katomic bench's document
+  kernel/kernel.json      optional: katomic kernel's document (report --kernel,
+                          or copied in; docs/kernel-boot.md)
 `katomic report --from DIR` renders DIR again, or, when DIR holds no
 run.json but subdirectories that do (one per machine: copy each machine's
-report directory in), one report showing every machine.
+report directory in), one report showing every machine.  A --from directory that holds only a
+kernel.json (a `katomic kernel --out DIR`) adds its kernel results to the
+run of the same machine name (else to the first run).
 """
 import os
 from dataclasses import dataclass, field
@@ -23,6 +27,7 @@ class RunInputs:
     codegen: dict = None
     litmus: dict = field(default_factory=dict)     # run index -> document
     bench: dict = None
+    kernel: dict = None                             # katomic-kernel document, optional
 
 
 def _document(base, stage, kind):
@@ -40,8 +45,24 @@ def load(run_dir):
     for i, r in enumerate(st["litmus"].get("runs", [])):
         if r["status"] == "ok":
             litmus[i] = documents.read(os.path.join(run_dir, r["document"]), "litmus")
+    kpath = os.path.join(run_dir, KERNEL_DOC)
+    kernel = documents.read(kpath, "kernel") if os.path.isfile(kpath) else None
     return RunInputs(run_dir, run, _document(run_dir, st["codegen"], "codegen"), litmus,
-                     _document(run_dir, st["bench"], "bench"))
+                     _document(run_dir, st["bench"], "bench"), kernel)
+
+
+KERNEL_DOC = os.path.join("kernel", "kernel.json")
+
+
+def kernel_dir_doc(d):
+    """The kernel.json of a --from directory that holds kernel results only
+    (DIR/kernel.json or DIR/kernel/kernel.json, no run.json), else None."""
+    if os.path.isfile(os.path.join(d, "run.json")):
+        return None
+    for rel in ("kernel.json", KERNEL_DOC):
+        if os.path.isfile(os.path.join(d, rel)):
+            return os.path.join(d, rel)
+    return None
 
 
 def find_runs(dirs):
@@ -49,6 +70,8 @@ def find_runs(dirs):
     run.json, else its subdirectories that have one (sorted).  ValueError if none."""
     runs = []
     for d in dirs:
+        if kernel_dir_doc(d):
+            continue
         if os.path.isfile(os.path.join(d, "run.json")):
             runs.append(d)
             continue
@@ -57,4 +80,17 @@ def find_runs(dirs):
         if not subs:
             raise ValueError("%s: no run.json in it or in its subdirectories (a `katomic report` output directory)" % d)
         runs.extend(subs)
+    if not runs:
+        raise ValueError("%s: kernel results only: --from also needs a report directory to add them to" % dirs[0])
     return runs
+
+
+def kernel_docs(dirs):
+    """[(path, katomic-kernel document)] of the kernel-only --from directories;
+    ValueError ('FILE: where: what') if one is malformed."""
+    out = []
+    for d in dirs:
+        p = kernel_dir_doc(d)
+        if p:
+            out.append((p, documents.read(p, "kernel")))
+    return out

@@ -7,6 +7,7 @@ from ..common import paths
 from . import rules
 from .bench_view import BenchView, read_probe_map
 from .codegen_view import CodegenView, read_loss_rules
+from .kernel_view import KernelView
 from .litmus_view import LitmusView
 
 STAGES = ("codegen", "litmus", "bench")
@@ -51,10 +52,12 @@ class Model:
         self.litmus = LitmusView(self.stage["litmus"], inputs.litmus)
         self.bench = BenchView(inputs.bench, lambda c, p: self.codegen.native_verdict.get((c, p)),
                                read_probe_map(os.path.join(here, "bench-probes.tbl")))
+        self.kernel = KernelView(inputs.kernel) if inputs.kernel else None
         self.rows = self._rows()
         self.losses = self._losses()
         self.answer, self.line = rules.answer(self)
-        self.exit = rules.exit_status(self.litmus.forbidden(), self.weaker_native)
+        self.exit = rules.exit_status(self.litmus.forbidden(), self.weaker_native,
+                                      len(self.kernel.c11_regressions) if self.kernel else 0)
 
     # ---------------------------------------------------------------- stages
     def ok(self, stage):
@@ -140,6 +143,8 @@ class Model:
         out = ["%s %s" % (s, self.stage[s]["status"]) for s in STAGES if not self.ok(s)]
         if self.ok("litmus") and not self.litmus.ok_runs():
             out.append("litmus runs failed")
+        if self.kernel is not None:
+            out += self.kernel.missing()
         return out
 
     @property

@@ -20,11 +20,18 @@ def _labels(models, run_dirs):
             for n, d in zip(names, run_dirs)]
 
 
-def render(run_dirs, out, log):
+def render(run_dirs, out, log, kernel_docs=()):
     """Write the report of `run_dirs` into `out`.  Returns (exit status, stdout text).
+    kernel_docs: [(path, katomic-kernel document)] from kernel-only --from
+    directories, each added to the run of its machine's name (else the first).
 
     Raises ValueError (one line: file, where, what) when an input is malformed."""
-    models = [Model(inputs.load(d)) for d in run_dirs]
+    loaded = [inputs.load(d) for d in run_dirs]
+    for _, doc in kernel_docs:
+        name = doc["machine"]["name"]
+        target = next((i for i in loaded if i.run["machine"]["name"] == name), loaded[0])
+        target.kernel = doc
+    models = [Model(i) for i in loaded]
     merged = len(models) > 1
     for i, (m, label, d) in enumerate(zip(models, _labels(models, run_dirs), run_dirs)):
         m.label = label

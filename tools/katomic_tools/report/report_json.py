@@ -69,6 +69,11 @@ def machine_report(m):
                                 "examples": l.examples or "-", "verdict": l.verdict, "cost": l.cost or "-",
                                 "why": l.why or "-"} for l in m.losses]},
     }
+    k = m.kernel
+    if k is not None:
+        doc["kernel"] = {"boots": len(k.boots), "passed": len(k.boots) - len(k.failed), "c11_boots": len(k.c11),
+                         "c11_passed": len(k.c11_passed), "c11_regressions": [k.label(b) for b in k.c11_regressions],
+                         "torture_s": k.torture_s, "kvm": k.kvm, "line": k.phrase()}
     return doc
 
 

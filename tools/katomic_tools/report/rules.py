@@ -13,12 +13,16 @@ median of the per-round ratios, with their min and max):
 The answer, first rule that applies:
   NO          the C11 backend showed a forbidden litmus outcome on this CPU,
               or a probe compiles to code WEAKER than the kernel's ordering
-              on this machine's architecture;
+              on this machine's architecture, or (kernel results present)
+              the Linux kernel built on the C11 atomics failed a boot the
+              stock kernel passed;
   NOT YET     C11 is correct, but not AS FAST with some benchmarked compiler;
-  INCOMPLETE  a stage failed, was skipped or could not run (nothing else wrong);
+  INCOMPLETE  a stage failed, was skipped or could not run, or a kernel
+              build or boot failed for the stock kernel too (nothing else wrong);
   YES         otherwise; the line also names the op families that still lose
               instructions, every SLOWER op or workload (a geometric mean can
               hide one), and WEAKER probes on other targets.
+With kernel results, every answer line ends with what the kernel showed.
 """
 import math
 import re
@@ -80,9 +84,9 @@ def lock_misses(threads, cpus, med, lowest, fair):
     return out
 
 
-def exit_status(forbidden_seen, weaker_here):
+def exit_status(forbidden_seen, weaker_here, kernel_regressions=0):
     """1 when the report found a correctness problem on this machine, else 0."""
-    return 1 if forbidden_seen > 0 or weaker_here > 0 else 0
+    return 1 if forbidden_seen > 0 or weaker_here > 0 or kernel_regressions > 0 else 0
 
 
 def answer(f):
@@ -93,6 +97,8 @@ def answer(f):
     elif f.weaker_native > 0:
         ans, line = "NO", ("NO: %d probe(s) compile to code WEAKER than the kernel's ordering on %s (see the "
                            "codegen section)" % (f.weaker_native, f.native))
+    elif f.kernel is not None and f.kernel.c11_regressions:
+        ans, line = "NO", "NO: " + f.kernel.phrase()
     elif f.speed and not all(is_as_fast(g) for _, g in f.speed):
         ans, line = "NOT YET", "NOT YET: C11 is correct here but slower than the asm (C11/asm geomean %s)" % f.speed_list()
     elif f.missing:
@@ -118,6 +124,8 @@ def answer(f):
         line += "; the asm backend also showed %d forbidden outcome(s): check the runner and the CPU" % f.forbidden_asm
     if f.weaker_elsewhere:
         line += "; elsewhere: WEAKER probes: " + ", ".join(f.weaker_elsewhere)
+    if f.kernel is not None and not (ans == "NO" and f.kernel.c11_regressions):
+        line += "; " + f.kernel.phrase()
     return ans, line
 
 
@@ -137,3 +145,10 @@ def leading_number(s):
     """The number a cell starts with ("3 of 15" -> 3), 0 if none."""
     m = re.match(r"\s*[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)", s)
     return float(m.group(0)) if m else 0.0
+
+
+# The Linux kernel on katomic's C11 atomics (docs/kernel-boot.md): each torture
+# test runs at least KERNEL_TORTURE_S seconds in a full run; a C11 boot that
+# fails where the stock kernel (same config, compiler, -smp) passed makes the
+# answer NO; other failed builds or boots make it INCOMPLETE.
+KERNEL_TORTURE_S = 60
