@@ -26,11 +26,15 @@
 # error "asm-generic/cmpxchg-c11.h: the sub-word cmpxchg assumes little-endian"
 #endif
 #define __KA_C11_SMALL(ptr) (sizeof(*(ptr)) < 4)
+/* The objects are any 1/2/4-byte type: read and written through these. */
+typedef int __attribute__((__may_alias__)) __ka_c11_s32a;
+typedef unsigned int __attribute__((__may_alias__)) __ka_c11_u32a;
+typedef unsigned short __attribute__((__may_alias__)) __ka_c11_u16a;
 
 /* The relaxed 4-byte CAS as an LR/SC loop; the expected value sign-extended as lr.w loads. */
 static __always_inline bool __ka_c11_cas32_relaxed(volatile void *p, void *old, unsigned int newv)
 {
-	long expected = *(int *)old, prev;
+	long expected = *(__ka_c11_s32a *)old, prev;
 	int fail;
 
 	asm volatile("1:	lr.w	%0, (%2)\n"
@@ -43,7 +47,7 @@ static __always_inline bool __ka_c11_cas32_relaxed(volatile void *p, void *old, 
 		     : "memory");
 	if (prev == expected)
 		return true;
-	*(int *)old = (int)prev;
+	*(__ka_c11_s32a *)old = (int)prev;
 	return false;
 }
 
@@ -55,8 +59,8 @@ static __always_inline bool __ka_c11_cas_small(volatile void *p, int size, void 
 	volatile unsigned int *w = (volatile unsigned int *)(a & ~3UL);
 	int shift = (a & 3) * 8;
 	unsigned int mask = (size == 1 ? 0xffu : 0xffffu) << shift;
-	unsigned int o = (size == 1 ? *(unsigned char *)old : *(unsigned short *)old);
-	unsigned int n = (size == 1 ? *(const unsigned char *)newv : *(const unsigned short *)newv);
+	unsigned int o = (size == 1 ? *(unsigned char *)old : *(__ka_c11_u16a *)old);
+	unsigned int n = (size == 1 ? *(const unsigned char *)newv : *(const __ka_c11_u16a *)newv);
 	unsigned int cur = __atomic_load_n(w, __ATOMIC_RELAXED);
 
 	o <<= shift;
@@ -74,7 +78,7 @@ static __always_inline bool __ka_c11_cas_small(volatile void *p, int size, void 
 	if (size == 1)
 		*(unsigned char *)old = cur;
 	else
-		*(unsigned short *)old = cur;
+		*(__ka_c11_u16a *)old = cur;
 	return always;
 }
 
@@ -82,7 +86,7 @@ static __always_inline bool __ka_c11_cas_small(volatile void *p, int size, void 
 	(__KA_C11_SMALL(ptr) ?							\
 	 __ka_c11_cas_small((ptr), sizeof(*(ptr)), (po), (pn), false) :	\
 	 sizeof(*(ptr)) == 4 ?							\
-	 __ka_c11_cas32_relaxed((ptr), (po), *(unsigned int *)(pn)) :		\
+	 __ka_c11_cas32_relaxed((ptr), (po), *(const __ka_c11_u32a *)(pn)) :		\
 	 __atomic_compare_exchange((ptr), (po), (pn), false, (o), __ka_c11_fail(o)))
 #else
 #define __KA_C11_SMALL(ptr) 0

@@ -1,0 +1,99 @@
+"""make check-kernel-cross: the asm-generic C11 kernel layer on weakly ordered
+targets, no kernel build (TAP-like).
+
+For each target (aarch64 LSE, aarch64 LL/SC, riscv64) with its Debian cross
+compiler: tests/kernel/mock-generic-c11.c is built static against the
+generated headers and run under qemu-user (every operation in every order,
+sub-word neighbours kept), and the code of its out-of-line probes is read:
+the fully ordered fetch_add and cmpxchg carry the kernel's fences (the
+per-architecture policy), the relaxed ones none.  A missing cross compiler or
+qemu-user is skipped with a note.
+usage: check-kernel-cross.py BUILD_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from katomic_tools.common.tap import Tap            # noqa: E402
+
+INC = os.path.join(ROOT, "tools", "kernel", "generated", "include")
+# name, compiler + flags, qemu-user, objdump, {probe: (regex its code must match, why)}
+TARGETS = [
+    ("aarch64-lse", ["aarch64-linux-gnu-gcc", "-march=armv8.1-a", "-mno-outline-atomics"],
+     "qemu-aarch64", "aarch64-linux-gnu-objdump", {
+         "fetch_add": (r"^ldaddal;ret", "one ldaddal, no fence (LSE al is fully ordered)"),
+         "fetch_add_relaxed": (r"^ldadd;ret", "ldadd"),
+         "cmpxchg": (r"casal;", "casal"),
+         "add": (r"^ldadd;", "void add: ldadd (unordered, as the kernel's)")}),
+    ("aarch64-llsc", ["aarch64-linux-gnu-gcc", "-march=armv8-a", "-mno-outline-atomics"],
+     "qemu-aarch64", "aarch64-linux-gnu-objdump", {
+         "fetch_add": (r"ldxr;add;stlxr;cbnz;dmb;ret", "ldxr/stlxr then dmb ish, the kernel's LL/SC sequence"),
+         "fetch_add_relaxed": (r"ldxr;add;stxr;cbnz;ret", "ldxr/stxr, no fence"),
+         "cmpxchg": (r"ldxr;cmp;b\.ne;stlxr;cbnz;.*dmb;ret", "stlxr then dmb ish on success"),
+         "add": (r"^ldxr;add;stxr;cbnz;", "void add: ldxr/stxr")}),
+    ("riscv64", ["riscv64-linux-gnu-gcc"], "qemu-riscv64", "riscv64-linux-gnu-objdump", {
+         "fetch_add": (r"(^fence;amoadd\.w;fence;|^amoadd\.w\.aqrl;)", "a full fence each side (gcc < 13) or amoadd.w.aqrl"),
+         "fetch_add_relaxed": (r"^amoadd\.w;", "amoadd.w, no fence"),
+         "cmpxchg": (r"lr\.w.*;sc\.w.*fence", "LR/SC then fence on success"),
+         "add": (r"^amoadd\.w;", "void add: amoadd.w")}),
+]
+
+
+def probes(objdump, exe):
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", exe], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    code, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <probe_(\w+)>:", line)
+        if m:
+            cur = code.setdefault(m.group(1), [])
+            continue
+        if not line.strip():
+            cur = None
+        elif cur is not None and "\t" in line:
+            cur.append(line.split("\t")[1].split()[0] if len(line.split("\t")) > 1 else "")
+    return {k: ";".join(v) for k, v in code.items()}
+
+
+def main(argv):
+    build = argv[0]
+    os.makedirs(build, exist_ok=True)
+    t = Tap()
+    for name, cc, qemu, objdump, want in TARGETS:
+        if not shutil.which(cc[0]) or not shutil.which(objdump):
+            print("# note: %s not installed: %s skipped" % (cc[0], name))
+            continue
+        exe = os.path.join(build, "mock-generic-c11-" + name)
+        r = subprocess.run(cc + ["-static", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-I", INC,
+                                 "-o", exe, os.path.join(HERE, "mock-generic-c11.c")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        if not t.check(r.returncode == 0, "%s: %s compiles the asm-generic C11 layer" % (name, cc[0])):
+            print("# " + "\n# ".join(r.stdout.strip().splitlines()[:10]))
+            continue
+        code = probes(objdump, exe)
+        for probe, (rx, why) in sorted(want.items()):
+            got = code.get(probe, "")
+            if not t.check(re.search(rx, got) is not None, "%s: %s is %s" % (name, probe, why)):
+                print("# got: %s" % got)
+        bad = [c for c in code.values() if re.search(r"\b(bl|call|jal|tail)\b", c)]
+        t.check(not bad, "%s: no probe calls out (no libatomic or outline-atomics helper)" % name)
+        if not shutil.which(qemu):
+            print("# note: %s not installed: %s not run" % (qemu, name))
+            continue
+        r = subprocess.run([qemu, exe], stdout=subprocess.PIPE, universal_newlines=True)
+        nok = [l for l in r.stdout.splitlines() if l.startswith("not ok")]
+        t.check(r.returncode == 0 and not nok and re.search(r"^1\.\.\d+$", r.stdout, re.M),
+                "%s: every operation in every order gives the kernel's result under %s (%s)"
+                % (name, qemu, (r.stdout.strip().splitlines() or ["no output"])[-1]))
+        for l in nok:
+            print("# " + l)
+    return t.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
