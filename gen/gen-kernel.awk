@@ -110,6 +110,12 @@ function emit_generic(t,    pfx, T, G, k, b, n) {
 	print "#include <asm-generic/atomic-c11-policy.h>"
 	print "#include <asm-generic/cmpxchg-c11.h>"
 	print ""
+	if (t == 2) {
+		print "#ifndef ATOMIC64_INIT"
+		print "#define ATOMIC64_INIT(i) { (i) }"
+		print "#endif"
+		print ""
+	}
 	print "#ifndef __ka_c11_rmw"
 	print "#define __ka_c11_rmw(X, fn, p, i) ({\t\t\t\t\t\t\\"
 	print "\t__ka_c11_pre_##X(sizeof(*(p)));\t\t\t\t\t\t\\"

@@ -19,6 +19,10 @@
 #include <asm-generic/atomic-c11-policy.h>
 #include <asm-generic/cmpxchg-c11.h>
 
+#ifndef ATOMIC64_INIT
+#define ATOMIC64_INIT(i) { (i) }
+#endif
+
 #ifndef __ka_c11_rmw
 #define __ka_c11_rmw(X, fn, p, i) ({						\
 	__ka_c11_pre_##X(sizeof(*(p)));						\
