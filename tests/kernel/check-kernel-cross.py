@@ -92,6 +92,30 @@ def main(argv):
                 % (name, qemu, (r.stdout.strip().splitlines() or ["no output"])[-1]))
         for l in nok:
             print("# " + l)
+    # The patch per architecture against Debian's linux-source-6.12 (if extracted).
+    from katomic_tools.kernel import KernelError, patch, tree
+    src = os.path.join(tree.kcache(), "src", "linux-source-6.12")
+    if not os.path.isfile(os.path.join(src, tree.STAMP)):
+        src = None
+    if src is None:
+        print("# note: linux-source-6.12 not extracted: the --arch patches not checked")
+    else:
+        for arch, must in (("arm64", ["arch/arm64/include/asm/atomic.h", "arch/arm64/Makefile"]),
+                           ("riscv64", ["arch/riscv/include/asm/bitops.h", "arch/riscv/include/asm/atomic.h"])):
+            try:
+                text = patch.make(src, arch)
+                patch.check_applies(text, src)
+                files = re.findall(r"^\+\+\+ b/(\S+)", text, re.M)
+                t.check(all(m in files for m in must) and "include/asm-generic/atomic-c11.h" in files
+                        and not any(f.startswith("arch/x86/") for f in files),
+                        "--arch %s: the patch applies to %s and touches only its arch and asm-generic (%d files)"
+                        % (arch, os.path.basename(src), len(files)))
+            except KernelError as e:
+                t.check(False, "--arch %s: the patch applies (%s)" % (arch, e))
+    r = subprocess.run(["sh", os.path.join(ROOT, "tools", "kernel", "kernel.sh"), "--arch", "mips"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    t.check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--arch mips" in r.stderr
+            and "Traceback" not in r.stderr, "katomic kernel --arch mips: one clear line, exit 2")
     return t.summary()
 
 
