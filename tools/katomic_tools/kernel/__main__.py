@@ -10,6 +10,9 @@ usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|
        katomic kernel --apply FILE [--src DIR]       check that a saved patch applies (dry run)
   --quick: gcc, C11 only, -smp 2, self-tests + 10 s of locktorture (CI)
   --full (default): gcc and clang, stock and C11, -smp 2 and 1, all torture tests, the audit
+  --probes (with --arch): no kernel build: configure, make modules_prepare, and judge the kernel
+        probes (every atomic operation and order as the kernel's headers compile it) with the codegen
+        classifier; minutes instead of a kernel build
   --arch arm64|riscv64: the asm-generic C11 layer (CONFIG_ARCH_ATOMIC_C11) on a weakly ordered
         architecture, Debian's cross gcc, qemu-system-aarch64/riscv64 (docs/kernel.md, bringing up a
         new architecture); arm64 builds --config small (LSE) and small-llsc (LL/SC only); default -smp 2,
@@ -55,7 +58,7 @@ def parse(argv):
     a = {"src": None, "config": "small", "cc": ["gcc", "clang"], "variant": ["stock", "c11"],
          "smp": ["2", "1"], "torture_s": 10, "boot": True, "audit": True, "jobs": 2,
          "out": os.path.join(paths.build(), "kernel"), "patch": False, "apply": None, "quick": False,
-         "locks": None, "rcu": True, "objects": None, "arch": "x86_64", "set": set()}
+         "locks": None, "rcu": True, "objects": None, "arch": "x86_64", "set": set(), "probes": False}
     it = iter(argv)
     for opt in it:
         def val():
@@ -107,6 +110,8 @@ def parse(argv):
             a["objects"] = val().split()
         elif opt == "--patch":
             a["patch"] = True
+        elif opt == "--probes":
+            a["probes"] = True
         elif opt == "--apply":
             a["apply"] = val()
         elif opt in ("-h", "--help"):
@@ -285,6 +290,57 @@ KEPT_ASM_GENERIC = [
 ]
 
 
+def probes_only(src, c11_tree, a):
+    """--arch ... --probes: the kernel probes of the C11 (and stock) headers, judged."""
+    from . import xaudit
+    arch, A = a["arch"], build.ARCHES[a["arch"]]
+    out, bad = [], []
+    for config in a["configs"]:
+        for cc in a["cc"]:
+            facts = {}
+            for v in ("stock", "c11"):
+                t = src if v == "stock" else c11_tree
+                bdir = build.prepare(t, config, cc, v, arch, a["jobs"])
+                facts[v] = xaudit.probes(t, bdir, build.make_args(arch, cc), arch, A["tool_prefix"])
+            isa = ("llsc" if "llsc" in config else "lse") if arch == "arm64" else "*"
+            rows = xaudit.judge(facts["c11"], arch, isa)
+            for r in rows:
+                s = facts["stock"].get("kp_" + r["probe"])
+                r["stock_insns"], r["c11_insns"] = (s.n if s else None), facts["c11"]["kp_" + r["probe"]].n
+                r["stock"] = s.seq if s else ""
+            tally = {}
+            for r in rows:
+                tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
+            item = {"config": "%s-%s" % (config, arch), "cc": cc, "arch": arch, "isa": isa, "verdicts": tally,
+                    "weaker": tally.get("WEAKER", 0), "probes": rows}
+            out.append(item)
+            print("katomic kernel: probes %s-%s %s: %s (WEAKER %d)" % (config, arch, cc, ", ".join(
+                "%s %d" % kv for kv in sorted(tally.items())), item["weaker"]), flush=True)
+            if item["weaker"]:
+                bad.append("%s-%s %s: %d WEAKER probes" % (config, arch, cc, item["weaker"]))
+    odir = os.path.join(a["out"], arch)
+    os.makedirs(odir, exist_ok=True)
+    with open(os.path.join(odir, "kernel-probes.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    md = ["# katomic kernel --arch %s --probes: the kernel's atomics on the asm-generic C11 layer, judged" % arch, "",
+          "Each probe is one operation in one order, compiled by the kernel's own headers (tools/kernel/probes);",
+          "the C11 code is judged against the kernel's sequence for its class (tools/codegen/kernel-seq.tbl).", ""]
+    for x in out:
+        md += ["## %s, %s (isa %s): %s; WEAKER %d" % (x["config"], x["cc"], x["isa"], ", ".join(
+            "%s %d" % kv for kv in sorted(x["verdicts"].items())), x["weaker"]), "",
+               "| probe | class | verdict | reason | C11 code | insns C11 / stock |", "|---|---|---|---|---|---|"]
+        md += ["| %s | %s | %s | %s | `%s` | %s / %s |" % (r["probe"], r["class"], r["verdict"], r["reason"],
+                                                         r["c11"], r["c11_insns"], r["stock_insns"]) for r in x["probes"]]
+        md.append("")
+    with open(os.path.join(odir, "kernel-probes.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("katomic kernel: wrote %s" % os.path.join(odir, "kernel-probes.md"))
+    if bad:
+        print("katomic kernel: FAILED: %s" % "; ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main_cross(src, a):
     """`--arch arm64|riscv64`: stock and asm-generic C11 kernels, booted, audited."""
     from . import xaudit
@@ -294,6 +350,8 @@ def main_cross(src, a):
         sys.stdout.write(ptext)
         return 0
     c11_tree = patch.patched_tree(src, ptext, arch) if any(v != "stock" for v in a["variant"]) else None
+    if a["probes"]:
+        return probes_only(src, c11_tree, a)
     doc = {"schema": "katomic-kernel", "version": 1, "tool": "katomic kernel", "machine": machine(False),
            "source": {"tree": src, "version": tree.version(src)}, "builds": [], "boots": [], "audit": [],
            "c11_kept_asm": KEPT_ASM_GENERIC}

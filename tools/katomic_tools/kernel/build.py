@@ -208,3 +208,16 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     with open(rec_path, "w") as f:
         json.dump(rec, f, indent=1)
     return rec
+
+
+def prepare(tree, config, cc, variant, arch, jobs=2):
+    """Configure and `make modules_prepare` only: enough to build the kernel
+    probes (tools/kernel/probes) for `katomic kernel --arch ... --probes`."""
+    check_tools(cc, arch)
+    bdir = build_dir(config, cc, variant, arch)
+    configure(tree, bdir, config, cc, variant, arch)
+    log = os.path.join(bdir, "katomic-prepare.log")
+    open(log, "w").close()
+    _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + make_args(arch, cc) + ["modules_prepare"],
+         tree, log, "make modules_prepare for %s-%s-%s-%s" % (config, arch, cc, variant))
+    return bdir
