@@ -92,6 +92,27 @@ def main(argv):
                 % (name, qemu, (r.stdout.strip().splitlines() or ["no output"])[-1]))
         for l in nok:
             print("# " + l)
+    # The vmlinux audit's instruction classes and reasons, on synthetic code.
+    from katomic_tools.kernel import xaudit
+    cases = [("arm64", "dmb", "ish", "full_fence"), ("arm64", "dmb", "ishst", "light_fence"),
+             ("arm64", "ldaddal", "w1, w0, [x0]", "lse_full"), ("arm64", "ldadd", "w1, w0, [x0]", "lse"),
+             ("arm64", "casalb", "w0, w2, [x3]", "lse_full"), ("arm64", "stlxr", "w4, w3, [x2]", "llsc_loop"),
+             ("arm64", "ldar", "w0, [x0]", "acq_rel"), ("arm64", "ldr", "w0, [x0]", ""),
+             ("riscv64", "fence", "rw,rw", "full_fence"), ("riscv64", "fence", "", "full_fence"),
+             ("riscv64", "fence", "r,rw", "light_fence"), ("riscv64", "amoadd.w.aqrl", "a5,a1,(a0)", "amo_full"),
+             ("riscv64", "amoadd.w", "a5,a1,(a0)", "amo"), ("riscv64", "sc.w.rl", "a3,a2,(a0)", "llsc_loop")]
+    bad = [c for c in cases if xaudit.classify(c[0], c[1], c[2]) != c[3]]
+    t.check(not bad, "xaudit: %d instructions classified (full/light fence, LSE al, LL/SC, AMO.aqrl)%s"
+            % (len(cases), "; wrong: %s" % bad if bad else ""))
+    stock = [("ldaddal", "w1, w0, [x0]"), ("ldxr", "w0, [x2]"), ("stlxr", "w4, w3, [x2]"), ("dmb", "ish")]
+    t.check("LSE only" in xaudit.reason("arm64", "small", stock, [("ldaddal", "w1, w0, [x0]")]),
+            "xaudit: an LSE-only C11 function is named as the LL/SC fallback gone")
+    t.check("full-fence policy" in xaudit.reason("arm64", "small-llsc", [("ldxr", ""), ("stlxr", "")],
+                                                 [("ldxr", ""), ("stlxr", ""), ("dmb", "ish")]),
+            "xaudit: an extra dmb ish on LL/SC is named as the full-fence policy")
+    t.check("same atomic" in xaudit.reason("riscv64", "small", [("amoadd.w", "")], [("mv", ""), ("amoadd.w", "")]),
+            "xaudit: same atomics, more instructions: inlining/register allocation")
+
     # The patch per architecture against Debian's linux-source-6.12 (if extracted).
     from katomic_tools.kernel import KernelError, patch, tree
     src = os.path.join(tree.kcache(), "src", "linux-source-6.12")
