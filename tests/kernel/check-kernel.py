@@ -75,6 +75,17 @@ def main(argv):
     t.check("register allocation" in audit.reason(bts, ["mov %rdi,%rax"] + bts), "audit: same locks, more instructions")
     t.check(audit.reason(None, bts).startswith("new out-of-line") and audit.reason(bts, None).startswith("gone"),
             "audit: functions only in one kernel")
+    import tempfile as _t
+    fake = _t.mkdtemp(prefix="katomic-bloat-")
+    os.makedirs(os.path.join(fake, "scripts"))
+    with open(os.path.join(fake, "scripts", "bloat-o-meter"), "w") as f:
+        f.write("print('add/remove: 0/0 grow/shrink: 1/1 up/down: 34/-4 (30)')\n"
+                "print('Function old new delta')\nprint('grows 301 335 +34')\nprint('shrinks 55 51 -4')\n"
+                "print('Total: Before=16906, After=16936, chg +0.18%')\n")
+    bl = audit.bloat(fake, "a", "b")
+    shutil.rmtree(fake)
+    t.check(bl["grown"] == 1 and bl["shrunk"] == 1 and bl["total_delta"] == 30 and bl["grown_rows"][0]["delta"] == 34,
+            "audit: bloat-o-meter's +N and -N rows and its total are read")
     sch = {"type": "object", "additionalProperties": False, "properties": {
         "a": {"type": "array", "items": {"$ref": "#/$defs/x"}}}, "$defs": {"x": {
             "type": "object", "additionalProperties": False, "properties": {"k": {}}}}}
@@ -143,6 +154,16 @@ def main(argv):
         os.unlink(os.path.join(bad, ASM, "barrier.h"))
         r = cli(["--patch", "--src", bad])
         t.check(one_clear_line(r, ASM + "/barrier.h", "missing"), "a tree without barrier.h: one line, exit 2")
+        bindir = os.path.join(tmp, "bin")     # every tool but the compiler
+        os.makedirs(bindir)
+        for tool in ("diff", "patch", "make", "flex", "bison", "bc", "perl", "objdump", "cpio", "xz"):
+            p = shutil.which(tool)
+            if p:
+                os.symlink(p, os.path.join(bindir, tool))
+        r = cli(["--cc", "gcc", "--no-boot"], env={"PATH": bindir})
+        t.check(one_clear_line(r, "gcc-12 not found", "apt-get install gcc-12"),
+                "the compiler missing: one line naming the package, exit 2, before any build (%s)"
+                % r.stderr.strip()[:100])
         r = cli(["--apply", pfile, "--src", bad], env={"PATH": os.path.join(tmp, "empty")})
         t.check(one_clear_line(r, "patch not found", "apt-get install patch"),
                 "patch(1) missing: one line naming the package, exit 2")

@@ -437,6 +437,11 @@ def main(argv):
     if a["patch"]:
         sys.stdout.write(ptext)
         return 0
+    for cc in a["cc"]:          # a missing tool: one line before hours of building
+        build.check_tools(cc)
+    if a["boot"]:
+        tree.need_tool("qemu-system-x86_64", "qemu-system-x86")
+        tree.need_tool("timeout", "coreutils")
     c11_tree = patch.patched_tree(src, ptext) if any(v != "stock" for v in a["variant"]) else None
     doc = {"schema": "katomic-kernel", "version": 1, "tool": "katomic kernel", "machine": machine(False),
            "source": {"tree": src, "version": tree.version(src)}, "builds": [], "boots": [], "audit": [],

@@ -22,7 +22,7 @@ DIFFS = 12          # functions with an instruction diff
 DIFF_LINES = 80     # lines of diff kept per function
 
 _ADDR = re.compile(r"\b[0-9a-f]{16}\b|\b0x[0-9a-f]+\b")
-_RELOC = re.compile(r"^\s+[0-9a-f]+: R_X86_64_\w+\s+(\S+)")
+_RELOC = re.compile(r"^\s+[0-9a-f]+: (R_X86_64_\w+)\s+(\S+)")
 _BRANCH = re.compile(r"^((?:j\w+|call\w*)) [0-9a-f]+ ")
 _SYMOFF = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
 
@@ -45,7 +45,7 @@ def bloat(tree, old, new, prefix=""):
             before, after = int(m.group(1)), int(m.group(2))
             continue
         f = line.split()
-        if len(f) == 4 and re.match(r"-?\d+$", f[3]) and f[0] != "Function":
+        if len(f) == 4 and re.match(r"[-+]?\d+$", f[3]) and f[0] != "Function":
             rows.append({"fn": f[0], "old": int(f[1]) if f[1] != "-" else 0,
                          "new": int(f[2]) if f[2] != "-" else 0, "delta": int(f[3])})
     if before is None:
@@ -60,19 +60,36 @@ def disassemble(vmlinux):
     """{function: [normalised instruction]} of every executable section
     (of a vmlinux, or of one object file)."""
     need_tool("objdump", "binutils")
-    # -r: in an object file (not linked) a call's target is its relocation.
-    p = subprocess.Popen(["objdump", "-dr", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
-                         universal_newlines=True, errors="replace")
+    # -r: in an object file (not linked) a call's target is its relocation;
+    # one to a static function names its section (.text+0x62c): resolved
+    # from the function addresses of the first pass.
+    r = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
+                       universal_newlines=True, errors="replace")
+    if r.returncode != 0:
+        raise KernelError("objdump -d %s failed" % vmlinux)
+    lines = r.stdout.splitlines()
+    starts, sec = {}, ""
+    for line in lines:
+        if line.startswith("Disassembly of section "):
+            sec = line[len("Disassembly of section "):].rstrip(":")
+        elif line.endswith(">:") and "<" in line:
+            starts[(sec, int(line.split(" ", 1)[0], 16))] = line[line.index("<") + 1:-2]
     funcs = collections.OrderedDict()
     cur = None
-    for line in p.stdout:
+    for line in lines:
         m = _RELOC.match(line)
         if m:
             if cur and cur[-1].split(" ", 1)[0] in ("call", "jmp"):
-                cur[-1] = "%s ADDR <%s>" % (cur[-1].split(" ", 1)[0], re.split(r"[-+]0x", m.group(1))[0])
+                target = m.group(2)
+                sm = re.match(r"(\.[\w.]+)([-+]0x[0-9a-f]+)$", target)
+                if sm:      # section + addend; the addend counts from the next instruction (-4)
+                    target = starts.get((sm.group(1), int(sm.group(2), 16) + 4), sm.group(1))
+                else:
+                    target = re.split(r"[-+]0x", target)[0]
+                cur[-1] = "%s ADDR <%s>" % (cur[-1].split(" ", 1)[0], target)
             continue
-        if line.endswith(">:\n"):
-            name = line[line.index("<") + 1:-3]
+        if line.endswith(">:") and "<" in line:
+            name = line[line.index("<") + 1:-2]
             key, n = name, 1
             while key in funcs:
                 n += 1
@@ -88,8 +105,6 @@ def disassemble(vmlinux):
         ins = _ADDR.sub("ADDR", re.sub(r"\s+", " ", ins))
         ins = _BRANCH.sub(r"\1 ADDR ", ins)      # an object file's short branch targets
         cur.append(ins)
-    if p.wait() != 0:
-        raise KernelError("objdump -d %s failed" % vmlinux)
     return funcs
 
 
@@ -143,8 +158,15 @@ def reason(old, new, name="", fa=None, fb=None):
     fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
     ca, cb = _callees(old, name), _callees(new, name)
-    inlined = sorted(set(ca) - set(cb))
-    outlined = sorted(set(cb) - set(ca))
+    # A callee of this kernel no longer called here was inlined here (its
+    # locked instructions came with it); a callee outside it (an object
+    # file's external) is simply not called any more (a check folded away).
+    gone = sorted(set(ca) - set(cb))
+    inlined = [f for f in gone if f in fa]
+    dropped = [f for f in gone if f not in inlined]
+    added = sorted(set(cb) - set(ca))
+    outlined = [f for f in added if f in fb]
+    more = [f for f in added if f not in outlined]
     dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
     for fn in inlined:          # its body now in this one: so are its locks
         f = _feat(fa.get(fn, []))
@@ -155,10 +177,15 @@ def reason(old, new, name="", fa=None, fb=None):
     why = []
     if inlined or outlined:
         why.append("inlining changed (%s)" % ", ".join(
-            ["%s inlined" % f for f in inlined[:3]] + ["calls %s" % f for f in outlined[:3]]))
-    if any(f.startswith("__atomic") or f.startswith("__sync") for f in outlined):
+            ["%s inlined" % f for f in inlined[:3]] + ["calls %s out of line" % f for f in outlined[:3]]))
+    if dropped or more:
+        why.append("other calls (%s)" % ", ".join(
+            ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
+    if any(f.startswith("__atomic") or f.startswith("__sync") for f in added):
         why.append("out-of-line call")
-    if dcas > 0:
+    if dcas > 0 and a["cmpxchg"] > 0:
+        why.append("more lock cmpxchg sites of the same kind (a path copied)")
+    elif dcas > 0:
         why.append("cmpxchg loop where the reference has one locked instruction")
     elif dcas < 0:
         why.append("one locked instruction where the reference loops")

@@ -146,12 +146,21 @@ def configure(tree, bdir, config, cc, variant, arch="x86_64"):
 
 
 def text_bytes(vmlinux, prefix=""):
-    r = subprocess.run([prefix + "size", "-A", vmlinux], stdout=subprocess.PIPE, universal_newlines=True)
+    """Bytes of code: the sizes of vmlinux's text symbols (what bloat-o-meter -t
+    totals), not .text's size, which the linker pads to a 2 MiB boundary.
+    prefix: the cross tools' (`--arch`)."""
+    r = subprocess.run([prefix + "nm", "--size-sort", "-S", "-t", "d", vmlinux], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if r.returncode != 0:
+        raise KernelError("%snm %s failed: %s" % (prefix, vmlinux, r.stderr.strip()[-200:]))
+    total = 0
     for line in r.stdout.splitlines():
         f = line.split()
-        if f and f[0] == ".text":
-            return int(f[1])
-    raise KernelError("%s: no .text section" % vmlinux)
+        if len(f) == 4 and f[2] in ("t", "T", "w", "W"):
+            total += int(f[1], 10)
+    if not total:
+        raise KernelError("%s: no text symbols" % vmlinux)
+    return total
 
 
 def objtool_warnings(log, bdir):
