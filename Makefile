@@ -28,7 +28,7 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
 	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
-check: gen-check check-json check-kernel-boot check-headers check-prefix check-interop check-barrier-insns check-spinlock-dso \
+	check-differential check-spinlock-dso check-up check-json check-kernel-boot json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
 

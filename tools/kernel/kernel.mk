@@ -10,7 +10,7 @@ KERNEL_ARGS ?=
 
 .PHONY: kernel check-kernel check-kernel-cross
 # make check runs it (a prerequisite added here keeps the top-level rule as it was).
-check: check-kernel
+check: check-kernel check-kernel-cross
 
 kernel:
 	sh tools/kernel/kernel.sh --out $(BUILD)/kernel $(KERNEL_ARGS)
