@@ -32,3 +32,13 @@ mkdir -p "$kasm"
 for part in atomic atomic64 cmpxchg bitops barrier; do
 	gen gen-kernel.awk "$kasm/$part-c11.h" -v PART=$part -v KDIR="$here/kernel"
 done
+# The asm-generic C11 atomic layer for bringing up a new (weakly ordered)
+# architecture (`katomic kernel --arch arm64|riscv64`).
+kgen=$root/tools/kernel/generated/include/asm-generic
+mkdir -p "$kgen"
+gen gen-kernel.awk "$kgen/atomic-c11.h" -v PART=generic-atomic
+gen gen-kernel.awk "$kgen/atomic64-c11.h" -v PART=generic-atomic64
+for part in policy cmpxchg barrier; do
+	out=$part; [ $part = policy ] && out=atomic-c11-policy || out=$part-c11
+	gen gen-kernel.awk "$kgen/$out.h" -v PART=generic/$part -v KDIR="$here/kernel"
+done

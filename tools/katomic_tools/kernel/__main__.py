@@ -1,7 +1,7 @@
 """katomic kernel: build the Linux kernel stock and on katomic's C11 atomics,
 boot each under qemu, audit the code (docs/kernel.md).
 
-usage: katomic kernel [--src DIR] [--config small|defconfig] [--cc gcc,clang]
+usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|defconfig] [--cc gcc,clang]
                       [--variant stock,c11[,c11fence]] [--smp 2,1] [--torture-s N]
                       [--quick|--full] [--no-boot] [--no-audit] [--jobs N] [--out DIR]
        katomic kernel --audit-objects "kernel/fork.o mm/slub.o ..." [--cc gcc]
@@ -10,6 +10,13 @@ usage: katomic kernel [--src DIR] [--config small|defconfig] [--cc gcc,clang]
        katomic kernel --apply FILE [--src DIR]       check that a saved patch applies (dry run)
   --quick: gcc, C11 only, -smp 2, self-tests + 10 s of locktorture (CI)
   --full (default): gcc and clang, stock and C11, -smp 2 and 1, all torture tests, the audit
+  --probes (with --arch): no kernel build: configure, make modules_prepare, and judge the kernel
+        probes (every atomic operation and order as the kernel's headers compile it) with the codegen
+        classifier; minutes instead of a kernel build
+  --arch arm64|riscv64: the asm-generic C11 layer (CONFIG_ARCH_ATOMIC_C11) on a weakly ordered
+        architecture, Debian's cross gcc, qemu-system-aarch64/riscv64 (docs/kernel.md, bringing up a
+        new architecture); arm64 builds --config small (LSE) and small-llsc (LL/SC only); default -smp 2,
+        60 s per torture test, the audit with the codegen classifier on the kernel's own operations
 Writes OUT/kernel.json (tools/schema/kernel.schema.json) and OUT/kernel-audit.md;
 OUT defaults to build/kernel.  Exit 0: everything built, booted and passed.
 """
@@ -51,7 +58,7 @@ def parse(argv):
     a = {"src": None, "config": "small", "cc": ["gcc", "clang"], "variant": ["stock", "c11"],
          "smp": ["2", "1"], "torture_s": 10, "boot": True, "audit": True, "jobs": 2,
          "out": os.path.join(paths.build(), "kernel"), "patch": False, "apply": None, "quick": False,
-         "locks": None, "rcu": True, "objects": None}
+         "locks": None, "rcu": True, "objects": None, "arch": "x86_64", "set": set(), "probes": False}
     it = iter(argv)
     for opt in it:
         def val():
@@ -59,12 +66,16 @@ def parse(argv):
             if v is None:
                 die("%s needs a value" % opt)
             return v
+        if opt not in ("--quick", "--full"):
+            a["set"].add(opt)
         if opt == "--src":
             a["src"] = val()
+        elif opt == "--arch":
+            a["arch"] = val()
+            if a["arch"] not in build.ARCHES:
+                die("--arch %s: one of %s" % (a["arch"], ", ".join(build.ARCHES)))
         elif opt == "--config":
             a["config"] = val()
-            if a["config"] not in build.CONFIGS:
-                die("--config %s: one of %s" % (a["config"], ", ".join(build.CONFIGS)))
         elif opt == "--cc":
             a["cc"] = val().split(",")
             for c in a["cc"]:
@@ -72,9 +83,6 @@ def parse(argv):
                     die("--cc %s: one of %s" % (c, ", ".join(build.CCS)))
         elif opt == "--variant":
             a["variant"] = val().split(",")
-            for v in a["variant"]:
-                if v not in build.VARIANTS:
-                    die("--variant %s: one of %s" % (v, ", ".join(build.VARIANTS)))
         elif opt == "--smp":
             a["smp"] = val().split(",")
         elif opt == "--torture-s":
@@ -102,6 +110,8 @@ def parse(argv):
             a["objects"] = val().split()
         elif opt == "--patch":
             a["patch"] = True
+        elif opt == "--probes":
+            a["probes"] = True
         elif opt == "--apply":
             a["apply"] = val()
         elif opt in ("-h", "--help"):
@@ -109,6 +119,25 @@ def parse(argv):
             sys.exit(0)
         else:
             die("unknown option %s (katomic kernel --help)" % opt)
+    A = build.ARCHES[a["arch"]]
+    if a["arch"] != "x86_64":
+        # The cross defaults: every config of the arch (arm64: LSE and LL/SC),
+        # gcc (--cc clang adds clang-19 --target), -smp 2, 60 s per torture test.
+        if "--config" not in a["set"]:
+            a["configs"] = ["small"] if a["quick"] else sorted(A["configs"])
+        if "--cc" not in a["set"]:
+            a["cc"] = ["gcc"]
+        if "--smp" not in a["set"]:
+            a["smp"] = ["2"]
+        if "--torture-s" not in a["set"] and not a["quick"]:
+            a["torture_s"] = 60
+    a.setdefault("configs", [a["config"]])
+    for c in a["configs"]:
+        if c not in A["configs"]:
+            die("--config %s: one of %s (--arch %s)" % (c, ", ".join(A["configs"]), a["arch"]))
+    for v in a["variant"]:
+        if v not in A["variants"]:
+            die("--variant %s: one of %s" % (v, ", ".join(A["variants"])))
     return a
 
 
@@ -170,17 +199,19 @@ def write_doc(out, doc):
 def boot_one(b, a, out):
     from . import boot, initramfs, judge
     bdir = b["build_dir"]
+    arch = b.get("arch", "x86_64")
     name = "%s-%s-%s" % (b["config"], b["cc"], b["variant"])
     odir = os.path.join(out, "boot", name)
     locks = a["locks"] if a["locks"] is not None else initramfs.DEFAULT_LOCKS
-    rd = initramfs.build(odir, "gcc", a["torture_s"], bdir, locks, a["rcu"])
+    rd = initramfs.build(odir, build.ARCHES[arch].get("tool_prefix", "") + "gcc", a["torture_s"], bdir,
+                         locks, a["rcu"])
     tests = (len(locks) + (1 if a["rcu"] else 0)) if a["torture_s"] else 0
     deadline = 120 + tests * (a["torture_s"] + 15) * 3
     recs = []
     for smp in a["smp"]:
         log = os.path.join(odir, "console-smp%s.log" % smp.replace(",", "-").replace("=", ""))
         append = boot.kernel_cmdline(a["torture_s"], int(smp.split(",")[0]), locks, a["rcu"])
-        res = boot.run(b["bzimage"], rd, smp, deadline, log, append)
+        res = boot.run(b["bzimage"], rd, smp, deadline, log, append, arch=arch)
         with open(log, encoding="utf-8", errors="replace") as f:
             rec = judge.verdict(res, judge.console(f.read()))
         rec.update(config=b["config"], cc=b["cc"], variant=b["variant"], torture_s=a["torture_s"])
@@ -238,6 +269,154 @@ def audit_objects(src, a):
     return 0
 
 
+# What an architecture keeps when it opts into the asm-generic C11 layer.
+KEPT_ASM_GENERIC = [
+    {"what": "arch_cmpxchg128 (arm64 casp / ldxp-stxp)",
+     "why": "gcc lowers 16-byte __atomic builtins to libatomic calls (__atomic_compare_exchange_16) on "
+            "arm64 and RISC-V, and the kernel has no libatomic"},
+    {"what": "__cmpwait_relaxed, smp_cond_load_relaxed/acquire (wfe, wrs.nto)",
+     "why": "waiting for a cache line to change is no memory order: C11 has no wait instruction"},
+    {"what": "mb/rmb/wmb, dma_mb/rmb/wmb (dsb, dmb osh*, fence io*)",
+     "why": "they order device memory; C11 fences order normal memory only"},
+    {"what": "the percpu atomics (arm64 this_cpu_* LL/SC and LSE asm), futex and uaccess atomics",
+     "why": "they run with user-access or per-CPU addressing the C11 builtins cannot express"},
+    {"what": "the LSE/LL-SC run-time choice (arm64 alternatives)",
+     "why": "C has no run-time patching: the C11 layer picks LSE (-march=armv8.1-a) or LL/SC "
+            "(-march=armv8-a) when the kernel is compiled; -mno-outline-atomics, since the kernel has "
+            "no __aarch64_* helpers"},
+    {"what": "RISC-V with gcc < 13: the 4-byte LR/SC CAS (asm-generic/cmpxchg-c11.h)",
+     "why": "gcc 12 miscompiles a CAS whose expected value is not sign-extended (PR 114130) and has no "
+            "inline sub-word atomics; 1/2-byte xchg/cmpxchg are built in C on that word CAS"},
+]
+
+
+def probes_only(src, c11_tree, a):
+    """--arch ... --probes: the kernel probes of the C11 (and stock) headers, judged."""
+    from . import xaudit
+    arch, A = a["arch"], build.ARCHES[a["arch"]]
+    out, bad = [], []
+    for config in a["configs"]:
+        for cc in a["cc"]:
+            facts = {}
+            for v in ("stock", "c11"):
+                t = src if v == "stock" else c11_tree
+                bdir = build.prepare(t, config, cc, v, arch, a["jobs"])
+                facts[v] = xaudit.probes(t, bdir, build.make_args(arch, cc), arch, A["tool_prefix"])
+            isa = ("llsc" if "llsc" in config else "lse") if arch == "arm64" else "*"
+            rows = xaudit.judge(facts["c11"], arch, isa)
+            for r in rows:
+                s = facts["stock"].get("kp_" + r["probe"])
+                r["stock_insns"], r["c11_insns"] = (s.n if s else None), facts["c11"]["kp_" + r["probe"]].n
+                r["stock"] = s.seq if s else ""
+            tally = {}
+            for r in rows:
+                tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
+            item = {"config": "%s-%s" % (config, arch), "cc": cc, "arch": arch, "isa": isa, "verdicts": tally,
+                    "weaker": tally.get("WEAKER", 0), "probes": rows}
+            out.append(item)
+            print("katomic kernel: probes %s-%s %s: %s (WEAKER %d)" % (config, arch, cc, ", ".join(
+                "%s %d" % kv for kv in sorted(tally.items())), item["weaker"]), flush=True)
+            if item["weaker"]:
+                bad.append("%s-%s %s: %d WEAKER probes" % (config, arch, cc, item["weaker"]))
+    odir = os.path.join(a["out"], arch)
+    os.makedirs(odir, exist_ok=True)
+    with open(os.path.join(odir, "kernel-probes.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    md = ["# katomic kernel --arch %s --probes: the kernel's atomics on the asm-generic C11 layer, judged" % arch, "",
+          "Each probe is one operation in one order, compiled by the kernel's own headers (tools/kernel/probes);",
+          "the C11 code is judged against the kernel's sequence for its class (tools/codegen/kernel-seq.tbl).", ""]
+    for x in out:
+        md += ["## %s, %s (isa %s): %s; WEAKER %d" % (x["config"], x["cc"], x["isa"], ", ".join(
+            "%s %d" % kv for kv in sorted(x["verdicts"].items())), x["weaker"]), "",
+               "| probe | class | verdict | reason | C11 code | insns C11 / stock |", "|---|---|---|---|---|---|"]
+        md += ["| %s | %s | %s | %s | `%s` | %s / %s |" % (r["probe"], r["class"], r["verdict"], r["reason"],
+                                                         r["c11"], r["c11_insns"], r["stock_insns"]) for r in x["probes"]]
+        md.append("")
+    with open(os.path.join(odir, "kernel-probes.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("katomic kernel: wrote %s" % os.path.join(odir, "kernel-probes.md"))
+    if bad:
+        print("katomic kernel: FAILED: %s" % "; ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+def main_cross(src, a):
+    """`--arch arm64|riscv64`: stock and asm-generic C11 kernels, booted, audited."""
+    from . import xaudit
+    arch, A = a["arch"], build.ARCHES[a["arch"]]
+    ptext = patch.make(src, arch)
+    if a["patch"]:
+        sys.stdout.write(ptext)
+        return 0
+    c11_tree = patch.patched_tree(src, ptext, arch) if any(v != "stock" for v in a["variant"]) else None
+    if a["probes"]:
+        return probes_only(src, c11_tree, a)
+    doc = {"schema": "katomic-kernel", "version": 1, "tool": "katomic kernel", "machine": machine(False),
+           "source": {"tree": src, "version": tree.version(src)}, "builds": [], "boots": [], "audit": [],
+           "c11_kept_asm": KEPT_ASM_GENERIC}
+    bad = []
+    label = lambda c: "%s-%s" % (c, arch)     # the config as kernel.json and the report show it
+    for config in a["configs"]:
+        for cc in a["cc"]:
+            for v in a["variant"]:
+                print("katomic kernel: building %s %s %s ..." % (label(config), cc, v), flush=True)
+                try:
+                    b = build.build(src if v == "stock" else c11_tree, config, cc, v, a["jobs"], arch)
+                    b["lock_prefixes"] = 0      # no lock prefixes on arm64/riscv64: see the audit's insns
+                    print("katomic kernel: built %s-%s-%s in %.0f s: text %d bytes" % (
+                        label(config), cc, v, b["build_s"], b["text_bytes"]), flush=True)
+                except KernelError as e:
+                    print("katomic kernel: %s" % e, file=sys.stderr)
+                    bad.append(str(e))
+                    b = {"cc": cc, "variant": v, "build_s": 0, "ok": False, "error": str(e),
+                         "objtool_warnings": None, "text_bytes": None, "lock_prefixes": None, "bzimage": ""}
+                b.update(config=label(config), arch=arch)
+                doc["builds"].append(b)
+    ok = {(b["config"], b["cc"], b["variant"]): b for b in doc["builds"] if b["ok"]}
+    if a["audit"]:
+        for config in a["configs"]:
+            for cc in a["cc"]:
+                st, cb = ok.get((label(config), cc, "stock")), ok.get((label(config), cc, "c11"))
+                if not st or not cb:
+                    continue
+                try:
+                    x = xaudit.compare(c11_tree, st, cb, arch, config, build.make_args(arch, cc),
+                                       A["tool_prefix"], src)
+                except KernelError as e:
+                    bad.append("audit %s %s: %s" % (label(config), cc, e))
+                    continue
+                x.update(config=label(config), cc=cc, variant="c11", lock_prefixes={"stock": 0, "c11": 0},
+                         functions=[])
+                doc["audit"].append(x)
+                print("katomic kernel: audit %s %s: text %+d bytes (%d -> %d), %d grew / %d shrank; probes %s; "
+                      "WEAKER %d" % (label(config), cc, x["bloat"]["total_delta"], x["bloat"]["total_before"],
+                                     x["bloat"]["total_after"], x["bloat"]["grown"], x["bloat"]["shrunk"],
+                                     ", ".join("%s %d" % kv for kv in sorted(x["verdicts"].items())),
+                                     x["weaker"]), flush=True)
+                if x["weaker"]:
+                    bad.append("audit %s %s: %d WEAKER probes" % (label(config), cc, x["weaker"]))
+    if a["boot"]:
+        for b in doc["builds"]:
+            if b["ok"] and (b["variant"] != "stock" or a.get("boot_stock")):
+                recs = boot_one(b, a, a["out"])
+                for r in recs:
+                    r["arch"] = arch
+                doc["boots"] += recs
+                bad += ["%s-%s-%s -smp %s did not pass" % (r["config"], r["cc"], r["variant"], r["smp"])
+                        for r in recs if not r["passed"]]
+    path = write_doc(os.path.join(a["out"], arch), doc)
+    if doc["audit"]:
+        with open(os.path.join(a["out"], arch, "kernel-audit.md"), "w") as f:
+            f.write("# katomic kernel --arch %s: stock vs asm-generic C11\n\n" % arch +
+                    "\n".join(xaudit.markdown(x) for x in doc["audit"]))
+    print("katomic kernel: wrote %s" % path)
+    if bad:
+        print("katomic kernel: FAILED: %s" % "; ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv):
     a = parse(argv)
     src = tree.pristine(a["src"])
@@ -252,6 +431,8 @@ def main(argv):
         return 0
     if a["objects"]:
         return audit_objects(src, a)
+    if a["arch"] != "x86_64":
+        return main_cross(src, a)
     ptext = patch.make(src)
     if a["patch"]:
         sys.stdout.write(ptext)

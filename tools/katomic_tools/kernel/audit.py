@@ -27,13 +27,14 @@ _BRANCH = re.compile(r"^((?:j\w+|call\w*)) [0-9a-f]+ ")
 _SYMOFF = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
 
 
-def bloat(tree, old, new):
-    """scripts/bloat-o-meter -t OLD NEW, parsed."""
+def bloat(tree, old, new, prefix=""):
+    """scripts/bloat-o-meter -t OLD NEW, parsed (prefix: the cross tools' nm, `--arch`)."""
     need_tool("python3", "python3")
     script = os.path.join(tree, "scripts", "bloat-o-meter")
     if not os.path.isfile(script):
         raise KernelError("%s: missing" % script)
-    r = subprocess.run(["python3", script, "-t", old, new], stdout=subprocess.PIPE,
+    r = subprocess.run(["python3", script, "-t"] + (["-p", prefix] if prefix else []) + [old, new],
+                       stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if r.returncode != 0:
         raise KernelError("bloat-o-meter %s %s failed: %s" % (old, new, r.stderr.strip()[-200:]))

@@ -13,7 +13,13 @@ import time
 
 from .initramfs import DEFAULT_LOCKS
 
-QEMU = {"x86_64": "qemu-system-x86_64"}
+QEMU = {"x86_64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64",
+        "riscv64": "qemu-system-riscv64"}
+# `--arch`: the machine, its serial console, and the firmware (riscv64: Debian's
+# OpenSBI, package opensbi; arm64 virt boots the Image directly, PSCI in qemu).
+MACHINE = {"x86_64": [], "arm64": ["-M", "virt", "-cpu", "max"],
+           "riscv64": ["-M", "virt", "-bios", "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"]}
+CONSOLE = {"x86_64": "ttyS0", "arm64": "ttyAMA0", "riscv64": "ttyS0"}
 # Under TCG on a loaded host a vCPU thread can go unscheduled for longer than
 # RCU's default 21 s stall timeout: a stall warning then reports the host, not
 # the kernel.  60 s keeps a real stall (a lock that never comes free) visible.
@@ -36,8 +42,8 @@ def kernel_cmdline(torture_s, smp_cpus, locks=DEFAULT_LOCKS, rcu=True):
 
 
 def _qemu_base(arch, accel, bzimage, smp):
-    return ["timeout", "-s", "KILL"], [QEMU[arch], "-accel", accel, "-m", "512", "-smp", smp,
-                                       "-nographic", "-no-reboot", "-kernel", bzimage]
+    return ["timeout", "-s", "KILL"], [QEMU[arch]] + MACHINE[arch] + [
+        "-accel", accel, "-m", "512", "-smp", smp, "-nographic", "-no-reboot", "-kernel", bzimage]
 
 
 def kvm_works(bzimage, arch="x86_64"):
@@ -45,7 +51,7 @@ def kvm_works(bzimage, arch="x86_64"):
     if arch in _accel_cache:
         return _accel_cache[arch]
     ok = False
-    if os.access("/dev/kvm", os.R_OK | os.W_OK) and shutil.which(QEMU[arch]):
+    if arch == "x86_64" and os.access("/dev/kvm", os.R_OK | os.W_OK) and shutil.which(QEMU[arch]):
         pre, q = _qemu_base(arch, "kvm", bzimage, "1")
         cmd = pre + [str(PROBE_S)] + q + ["-append", "console=ttyS0 panic=-1 rdinit=/katomic-probe"]
         try:
@@ -74,7 +80,8 @@ def run(bzimage, initrd, smp, deadline_s, log_path, append="", arch="x86_64", ac
     if arch not in QEMU:
         raise ValueError("no qemu for arch %r" % arch)
     accel = accel or choose_accel(bzimage, arch)
-    cmdline = " ".join(w for w in ("console=ttyS0 panic=-1", append, VM_APPEND,
+    cmdline = " ".join(w for w in ("console=%s panic=-1" % CONSOLE[arch], append,
+                                   VM_APPEND if arch == "x86_64" else "",
                                    TCG_APPEND if accel == "tcg" else "") if w)
     res = {"outcome": "qemu-error", "accel": accel, "seconds": 0.0, "log": log_path,
            "cmdline": cmdline, "smp": smp, "deadline_s": int(deadline_s)}
@@ -83,7 +90,12 @@ def run(bzimage, initrd, smp, deadline_s, log_path, append="", arch="x86_64", ac
             res["error"] = "%s %s: no such file" % (what, path)
             return res
     if not shutil.which(QEMU[arch]) or not shutil.which("timeout"):
-        res["error"] = "%s or timeout not found (apt-get install qemu-system-x86 coreutils)" % QEMU[arch]
+        res["error"] = "%s or timeout not found (apt-get install qemu-system-%s coreutils)" % (
+            QEMU[arch], {"x86_64": "x86", "arm64": "arm", "riscv64": "misc"}[arch])
+        return res
+    fw = MACHINE[arch][MACHINE[arch].index("-bios") + 1] if "-bios" in MACHINE[arch] else None
+    if fw and not os.path.isfile(fw):
+        res["error"] = "%s: no such file (apt-get install opensbi)" % fw
         return res
     pre, q = _qemu_base(arch, accel, bzimage, smp)
     cmd = pre + [str(int(deadline_s))] + q + ["-initrd", initrd, "-append", cmdline]

@@ -26,6 +26,29 @@ VARIANTS = {
     "c11": ["CONFIG_X86_ATOMIC_C11=y"],
     "c11fence": ["CONFIG_X86_ATOMIC_C11=y", "CONFIG_X86_BARRIER_C11=y"],
 }
+# `--arch arm64|riscv64`: the asm-generic C11 layer (CONFIG_ARCH_ATOMIC_C11).
+# arm64's small-llsc config turns the kernel's LSE atomics off (the C11 layer
+# is then compiled for ARMv8.0: LL/SC); small uses LSE (ARMv8.1).
+ARCHES = {
+    "x86_64": {"make": [], "image": "arch/x86/boot/bzImage", "targets": [], "tool_prefix": "",
+               "configs": CONFIGS, "variants": VARIANTS},
+    "arm64": {"make": ["ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-"], "image": "arch/arm64/boot/Image",
+              "targets": ["Image", "modules"], "tool_prefix": "aarch64-linux-gnu-", "gcc_pkg": "gcc-aarch64-linux-gnu",
+              "configs": {"small": ("tinyconfig", [], ["base-small-arm64.config"]),
+                          "small-llsc": ("tinyconfig", [], ["base-small-arm64.config", "llsc-arm64.config"])},
+              "variants": {"stock": [], "c11": ["CONFIG_ARCH_ATOMIC_C11=y"]}},
+    "riscv64": {"make": ["ARCH=riscv", "CROSS_COMPILE=riscv64-linux-gnu-"], "image": "arch/riscv/boot/Image",
+                "targets": ["Image", "modules"], "tool_prefix": "riscv64-linux-gnu-", "gcc_pkg": "gcc-riscv64-linux-gnu",
+                "configs": {"small": ("tinyconfig", [], ["base-small-riscv64.config"])},
+                "variants": {"stock": [], "c11": ["CONFIG_ARCH_ATOMIC_C11=y"]}},
+}
+
+
+def make_args(arch, cc):
+    """make's variables for the architecture and compiler (cross gcc: CROSS_COMPILE's gcc)."""
+    if arch == "x86_64":
+        return CCS[cc][0]
+    return ARCHES[arch]["make"] + (["LLVM=-19"] if cc == "clang" else [])
 CCS = {
     "gcc": (["CC=gcc-12", "HOSTCC=gcc-12"], [("gcc-12", "gcc-12")]),
     "clang": (["LLVM=-19"], [("clang-19", "clang-19"), ("ld.lld-19", "lld-19"), ("llvm-objcopy-19", "llvm-19")]),
@@ -47,14 +70,21 @@ def fragment(name):
     return p
 
 
-def check_tools(cc):
+def check_tools(cc, arch="x86_64"):
+    if arch != "x86_64":
+        A = ARCHES[arch]
+        for tool, pkg in TOOLS + ([(A["tool_prefix"] + "gcc", A["gcc_pkg"])] if cc == "gcc" else CCS[cc][1]):
+            need_tool(tool, pkg)
+        return
     for tool, pkg in TOOLS + CCS[cc][1]:
         need_tool(tool, pkg)
     if not os.path.isfile("/usr/include/gelf.h"):
         raise KernelError("/usr/include/gelf.h not found (apt-get install libelf-dev): objtool needs it")
 
 
-def build_dir(config, cc, variant):
+def build_dir(config, cc, variant, arch="x86_64"):
+    if arch != "x86_64":
+        return os.path.join(kcache(), "builds", "%s-%s-%s-%s" % (config, arch, cc, variant))
     return os.path.join(kcache(), "builds", "%s-%s-%s" % (config, cc, variant))
 
 
@@ -89,17 +119,17 @@ def _wanted(frags):
     return want
 
 
-def configure(tree, bdir, config, cc, variant):
-    base, in_tree, ours = CONFIGS[config]
+def configure(tree, bdir, config, cc, variant, arch="x86_64"):
+    base, in_tree, ours = ARCHES[arch]["configs"][config]
     os.makedirs(bdir, exist_ok=True)
     log = os.path.join(bdir, "katomic-config.log")
     open(log, "w").close()
     vfrag = os.path.join(bdir, "katomic-variant.config")
     with open(vfrag, "w") as f:
-        f.write("# variant %s\n" % variant + "".join(l + "\n" for l in VARIANTS[variant]))
+        f.write("# variant %s\n" % variant + "".join(l + "\n" for l in ARCHES[arch]["variants"][variant]))
     frags = [os.path.join(tree, p) for p in in_tree] + [fragment(n) for n in ours] + \
         [fragment("tests.config"), vfrag]
-    make = ["make", "-s", "O=" + bdir] + CCS[cc][0]
+    make = ["make", "-s", "O=" + bdir] + make_args(arch, cc)
     _run(make + [base], tree, log, "make %s" % base)
     _run([os.path.join(tree, "scripts/kconfig/merge_config.sh"), "-m", "-O", bdir,
           os.path.join(bdir, ".config")] + frags, tree, log, "merge_config.sh")
@@ -117,13 +147,14 @@ def configure(tree, bdir, config, cc, variant):
                               % (where, sym, val, got))
 
 
-def text_bytes(vmlinux):
+def text_bytes(vmlinux, prefix=""):
     """Bytes of code: the sizes of vmlinux's text symbols (what bloat-o-meter -t
-    totals), not .text's size, which the linker pads to a 2 MiB boundary."""
-    r = subprocess.run(["nm", "--size-sort", "-S", "-t", "d", vmlinux], stdout=subprocess.PIPE,
+    totals), not .text's size, which the linker pads to a 2 MiB boundary.
+    prefix: the cross tools' (`--arch`)."""
+    r = subprocess.run([prefix + "nm", "--size-sort", "-S", "-t", "d", vmlinux], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if r.returncode != 0:
-        raise KernelError("nm %s failed: %s" % (vmlinux, r.stderr.strip()[-200:]))
+        raise KernelError("%snm %s failed: %s" % (prefix, vmlinux, r.stderr.strip()[-200:]))
     total = 0
     for line in r.stdout.splitlines():
         f = line.split()
@@ -151,10 +182,11 @@ def _child_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def build(tree, config, cc, variant, jobs=2):
+def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     """Configure and make; returns the kernel.json `builds` item (KernelError if it fails)."""
-    check_tools(cc)
-    bdir = build_dir(config, cc, variant)
+    check_tools(cc, arch)
+    A = ARCHES[arch]
+    bdir = build_dir(config, cc, variant, arch)
     rec_path = os.path.join(bdir, "katomic-build.json")
     old = {}
     if os.path.isfile(rec_path):
@@ -162,13 +194,13 @@ def build(tree, config, cc, variant, jobs=2):
             old = json.load(f)
         if old.get("tree") != tree:
             old = {}
-    configure(tree, bdir, config, cc, variant)
+    configure(tree, bdir, config, cc, variant, arch)
     vmlinux = os.path.join(bdir, "vmlinux")
     fresh = not os.path.isfile(vmlinux) or not old
     log = os.path.join(bdir, "katomic-build.log")
     open(log, "w").close()
     t0, c0 = time.time(), _child_cpu()
-    _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + CCS[cc][0], tree, log,
+    _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + make_args(arch, cc) + A["targets"], tree, log,
          "building %s-%s-%s" % (config, cc, variant))
     secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
@@ -180,9 +212,23 @@ def build(tree, config, cc, variant, jobs=2):
            "build_s": secs if fresh else old.get("build_s", secs), "last_make_s": secs,
            "build_cpu_s": cpu if fresh else old.get("build_cpu_s"),
            "objtool_warnings": len(warns), "objtool": warns,
-           "text_bytes": text_bytes(vmlinux), "bzimage": os.path.join(bdir, "arch/x86/boot/bzImage"),
+           "text_bytes": text_bytes(vmlinux, A["tool_prefix"]), "bzimage": os.path.join(bdir, A["image"]),
+           "arch": arch,
            "vmlinux": vmlinux, "build_dir": bdir, "tree": tree,
            "load_at_start": os.getloadavg()[0]}
     with open(rec_path, "w") as f:
         json.dump(rec, f, indent=1)
     return rec
+
+
+def prepare(tree, config, cc, variant, arch, jobs=2):
+    """Configure and `make modules_prepare` only: enough to build the kernel
+    probes (tools/kernel/probes) for `katomic kernel --arch ... --probes`."""
+    check_tools(cc, arch)
+    bdir = build_dir(config, cc, variant, arch)
+    configure(tree, bdir, config, cc, variant, arch)
+    log = os.path.join(bdir, "katomic-prepare.log")
+    open(log, "w").close()
+    _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + make_args(arch, cc) + ["modules_prepare"],
+         tree, log, "make modules_prepare for %s-%s-%s-%s" % (config, arch, cc, variant))
+    return bdir

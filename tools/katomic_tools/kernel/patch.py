@@ -78,16 +78,64 @@ EDITS = [
 ]
 
 
-def new_files():
+def _gen_if(header):
+    return "#ifdef CONFIG_ARCH_ATOMIC_C11\n#include <asm-generic/%s>\n#endif\n" % header
+
+
+# The asm-generic C11 layer (`--arch arm64|riscv64`): the same kinds of edits,
+# under CONFIG_ARCH_ATOMIC_C11; "wrap" takes (option, [headers]) here.
+_A64, _RV = "arch/arm64/include/asm", "arch/riscv/include/asm"
+_C11 = ("CONFIG_ARCH_ATOMIC_C11", ["asm-generic/atomic-c11.h", "asm-generic/atomic64-c11.h"])
+GENERIC_EDITS = {
+    "arm64": [
+        ("arch/arm64/Kconfig", r'^source "arch/arm64/Kconfig.platforms"$', "after",
+         '\nsource "arch/arm64/Kconfig.katomic"\n'),
+        # LSE or not is fixed at compile time: C has no run-time alternatives.
+        ("arch/arm64/Makefile", r"^ifeq \(\$\(CONFIG_SHADOW_CALL_STACK\), y\)$", "before",
+         "ifeq ($(CONFIG_ARCH_ATOMIC_C11), y)\n"
+         "KBUILD_CFLAGS\t+= -march=$(if $(CONFIG_ARM64_LSE_ATOMICS),armv8.1-a,armv8-a) \\\n"
+         "\t\t   $(call cc-option,-mno-outline-atomics)\n"
+         "endif\n\n"),
+        (_A64 + "/atomic.h", (r"^#define ATOMIC_OP\(op\)", r"^#endif /\* __ASM_ATOMIC_H \*/"), "wrap", _C11),
+        (_A64 + "/cmpxchg.h", r"^#endif\s*/\* __ASM_CMPXCHG_H \*/", "before", _gen_if("cmpxchg-c11.h")),
+        (_A64 + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before", _gen_if("barrier-c11.h")),
+    ],
+    "riscv64": [
+        ("arch/riscv/Kconfig", r'^source "arch/riscv/Kconfig.vendor"$', "after",
+         '\nsource "arch/riscv/Kconfig.katomic"\n'),
+        (_RV + "/atomic.h", (r"^static __always_inline int arch_atomic_read\(",
+                             r"^#endif /\* _ASM_RISCV_ATOMIC_H \*/"), "wrap", _C11),
+        (_RV + "/cmpxchg.h", r"^#endif /\* _ASM_RISCV_CMPXCHG_H \*/", "before", _gen_if("cmpxchg-c11.h")),
+        (_RV + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before", _gen_if("barrier-c11.h")),
+        # The atomic bitops: asm-generic's, on the C11 arch_atomic_long_*().
+        (_RV + "/bitops.h", (r"^#define __test_and_op_bit_ord\(",
+                             r"^#include <asm-generic/bitops/instrumented-atomic.h>$"), "wrap",
+         ("CONFIG_ARCH_ATOMIC_C11", ["asm-generic/bitops/atomic.h", "asm-generic/bitops/lock.h"])),
+    ],
+}
+ARCH_DIR = {"x86_64": "x86", "arm64": "arm64", "riscv64": "riscv"}
+
+
+def edits(arch):
+    return EDITS if arch == "x86_64" else GENERIC_EDITS[arch]
+
+
+def new_files(arch="x86_64"):
     """{path in the kernel tree: path in this repository} of the files we add."""
     root = paths.root()
     out = {}
-    for top in ("tools/kernel/generated", "tools/kernel/files"):
+    for top in ("tools/kernel/generated", "tools/kernel/files", "tools/kernel/files-generic"):
         base = os.path.join(root, top)
         for d, _, files in os.walk(base):
             for f in files:
                 p = os.path.join(d, f)
-                out[os.path.relpath(p, base)] = p
+                rel = os.path.relpath(p, base)
+                generic = rel.startswith("include/asm-generic/")
+                if arch == "x86_64" and (generic or top.endswith("-generic")):
+                    continue
+                if arch != "x86_64" and not generic and not rel.startswith("arch/%s/" % ARCH_DIR[arch]):
+                    continue
+                out[rel] = p
     if not any(k.endswith("atomic-c11.h") for k in out):
         raise KernelError("%s/tools/kernel/generated: the generated headers are missing (make gen)" % root)
     return out
@@ -103,11 +151,12 @@ def _find(lines, rx, path, start=0):
 def edit(path, text, anchor, where, what):
     lines = text.splitlines(True)
     if where == "wrap":
+        opt, incs = ("CONFIG_X86_ATOMIC_C11", ["asm/" + what]) if isinstance(what, str) else what
         s = _find(lines, anchor[0], path)
         e = _find(lines, anchor[1], path, s + 1)
-        lines[e:e] = ["#endif /* CONFIG_X86_ATOMIC_C11 */\n", "\n"]
-        lines[s:s] = ["#ifdef CONFIG_X86_ATOMIC_C11\n", "#include <asm/%s>\n" % what,
-                      "#else /* the kernel's asm */\n", "\n"]
+        lines[e:e] = ["#endif /* %s */\n" % opt, "\n"]
+        lines[s:s] = ["#ifdef %s\n" % opt] + ["#include <%s>\n" % h for h in incs] + \
+                     ["#else /* the kernel's asm */\n", "\n"]
     else:
         i = _find(lines, anchor, path)
         if where == "after":
@@ -116,12 +165,12 @@ def edit(path, text, anchor, where, what):
     return "".join(lines)
 
 
-def make(tree):
-    """The patch for `tree`, as text."""
+def make(tree, arch="x86_64"):
+    """The patch for `tree` and `arch`, as text."""
     need_tool("diff", "diffutils")
     with tempfile.TemporaryDirectory(prefix="katomic-patch-") as tmp:
         a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
-        for path, anchor, where, what in EDITS:
+        for path, anchor, where, what in edits(arch):
             src = os.path.join(tree, path)
             if not os.path.isfile(src):
                 raise KernelError("%s: missing in %s" % (path, tree))
@@ -131,7 +180,7 @@ def make(tree):
                 os.makedirs(os.path.dirname(os.path.join(d, path)), exist_ok=True)
                 with open(os.path.join(d, path), "w") as f:
                     f.write(t)
-        for rel, src in sorted(new_files().items()):
+        for rel, src in sorted(new_files(arch).items()):
             if os.path.exists(os.path.join(tree, rel)):
                 raise KernelError("%s: already exists in %s (an already patched tree?)" % (rel, tree))
             os.makedirs(os.path.dirname(os.path.join(b, rel)), exist_ok=True)
@@ -200,12 +249,13 @@ def _refresh(src, patch_text, dest):
                 f.write(text)
 
 
-def patched_tree(src, patch_text):
+def patched_tree(src, patch_text, arch="x86_64"):
     """A copy of `src` with the patch applied, in KCACHE/trees/ (made once per patch)."""
     key = hashlib.sha256((os.path.abspath(src) + "\0" + patch_text).encode()).hexdigest()[:16]
     # One copy per source tree, remade when the patch changes (its O= build
     # dirs then rebuild what the new headers touch).
-    dest = os.path.join(kcache(), "trees", "c11-" + os.path.basename(os.path.abspath(src)))
+    dest = os.path.join(kcache(), "trees", ("c11-" if arch == "x86_64" else "c11-%s-" % arch)
+                        + os.path.basename(os.path.abspath(src)))
     stamp = os.path.join(dest, ".katomic-patched")
     if os.path.isfile(stamp):
         with open(stamp) as f:
