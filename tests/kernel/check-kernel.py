@@ -167,7 +167,44 @@ def main(argv):
         r = cli(["--apply", pfile, "--src", bad], env={"PATH": os.path.join(tmp, "empty")})
         t.check(one_clear_line(r, "patch not found", "apt-get install patch"),
                 "patch(1) missing: one line naming the package, exit 2")
+    refresh_keeps_mode(t)
     return t.summary()
+
+
+def refresh_keeps_mode(t):
+    """A patched copy brought up to a new patch keeps each file's mode: the
+    .smp_locks hook edits scripts/link-vmlinux.sh, which make runs directly
+    (a copy written without its mode failed the link with 'Permission denied')."""
+    with tempfile.TemporaryDirectory(prefix="katomic-mode-") as tmp:
+        src = os.path.join(tmp, "linux")
+        os.makedirs(os.path.join(src, "scripts"))
+        script = os.path.join(src, "scripts", "link.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/sh\necho one\n")
+        os.chmod(script, 0o755)
+
+        def diff(word):
+            return ("--- a/scripts/link.sh\n+++ b/scripts/link.sh\n@@ -1,2 +1,3 @@\n"
+                    " #!/bin/sh\n echo one\n+echo %s\n" % word)
+        old = os.environ.get("KATOMIC_KERNEL_CACHE")
+        os.environ["KATOMIC_KERNEL_CACHE"] = os.path.join(tmp, "cache")
+        try:
+            modes = []
+            for word in ("two", "three"):
+                dest = patch.patched_tree(src, diff(word))
+                with open(os.path.join(dest, "scripts", "link.sh")) as f:
+                    text = f.read()
+                modes.append((word in text, os.stat(os.path.join(dest, "scripts", "link.sh")).st_mode & 0o777))
+        except KernelError as e:
+            modes = [str(e)]
+        finally:
+            if old is None:
+                del os.environ["KATOMIC_KERNEL_CACHE"]
+            else:
+                os.environ["KATOMIC_KERNEL_CACHE"] = old
+        t.check(modes == [(True, 0o755), (True, 0o755)],
+                "a patched copy made, then refreshed for a new patch, keeps an executable script executable (%s)"
+                % modes)
 
 
 if __name__ == "__main__":

@@ -230,7 +230,7 @@ def _refresh(src, patch_text, dest):
         for rel in _touched(patch_text):
             if os.path.isfile(os.path.join(src, rel)):
                 os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
-                shutil.copyfile(os.path.join(src, rel), os.path.join(tmp, rel))
+                shutil.copy(os.path.join(src, rel), os.path.join(tmp, rel))  # with its mode
         r = subprocess.run(["patch", "-p1", "--batch", "-s", "-d", tmp], input=patch_text,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         if r.returncode != 0:
@@ -241,12 +241,21 @@ def _refresh(src, patch_text, dest):
                 text = f.read()
             if os.path.isfile(old):
                 with open(old, "rb") as f:
-                    if f.read() == text:
-                        continue
-                os.unlink(old)      # never write through a hard link to the pristine tree
-            os.makedirs(os.path.dirname(old), exist_ok=True)
-            with open(old, "wb") as f:
-                f.write(text)
+                    same = f.read() == text
+                if same:
+                    if os.stat(old).st_mode != os.stat(new).st_mode:
+                        _replace(new, old)  # a copy an older katomic wrote without its mode
+                    continue
+            _replace(new, old)
+
+
+def _replace(new, old):
+    """Write `new` (text and mode: scripts/link-vmlinux.sh must stay executable)
+    at `old`, never through a hard link to the pristine tree."""
+    if os.path.lexists(old):
+        os.unlink(old)
+    os.makedirs(os.path.dirname(old), exist_ok=True)
+    shutil.copy(new, old)
 
 
 def patched_tree(src, patch_text, arch="x86_64"):
