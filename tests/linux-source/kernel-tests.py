@@ -46,17 +46,15 @@ CROSS = [("aarch64", "aarch64-linux-gnu", "qemu-aarch64", []),
          ("armhf", "arm-linux-gnueabihf", "qemu-arm", [])]
 SAN = ["-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 
-n = 0
-failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from katomic_tools.common.tap import Tap  # noqa: E402
+
+TAP = Tap()
 
 
 def tap(good, what, detail=None):
-    global n, failed
-    n += 1
-    if not good:
-        failed += 1
-    print(("ok" if good else "not ok") + " %d - %s" % (n, what))
-    if detail and not good:
+    """One check (the project's Tap), with the first lines of `detail` when it fails."""
+    if not TAP.check(good, what) and detail:
         for line in detail.strip().splitlines()[:30]:
             print("# " + line)
     sys.stdout.flush()
@@ -161,9 +159,9 @@ def main():
                 tap(ok and rc not in (0, None) and sign in out,
                     "%s with %s (%s) fails by a %s" % (test, what, ccs[0], sign.strip(": ")),
                     "exit status %s\n%s" % (rc, out))
-    print("1..%d" % n)
-    print("kernel-tests: %d passed, %d failed" % (n - failed, failed))
-    return 1 if failed or n == 0 else 0
+    print("1..%d" % TAP.n)
+    print("kernel-tests: %d passed, %d failed" % (TAP.n - TAP.failed, TAP.failed))
+    return 1 if TAP.failed or TAP.n == 0 else 0
 
 
 if __name__ == "__main__":
