@@ -20,6 +20,11 @@ QEMU = {"x86_64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64",
 MACHINE = {"x86_64": [], "arm64": ["-M", "virt", "-cpu", "max"],
            "riscv64": ["-M", "virt", "-bios", "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"]}
 CONSOLE = {"x86_64": "ttyS0", "arm64": "ttyAMA0", "riscv64": "ttyS0"}
+# An early console on the virt machine's UART, so that a kernel that stops
+# before its serial driver binds still says why (riscv64: SBI's console is
+# not there, Debian's OpenSBI 1.2 has no DBCN and the kernel no SBI v0.1).
+EARLYCON = {"x86_64": "", "arm64": "earlycon=pl011,mmio32,0x9000000",
+            "riscv64": "earlycon=uart8250,mmio,0x10000000"}
 # Under TCG on a loaded host a vCPU thread can go unscheduled for longer than
 # RCU's default 21 s stall timeout: a stall warning then reports the host, not
 # the kernel.  60 s keeps a real stall (a lock that never comes free) visible.
@@ -80,7 +85,7 @@ def run(bzimage, initrd, smp, deadline_s, log_path, append="", arch="x86_64", ac
     if arch not in QEMU:
         raise ValueError("no qemu for arch %r" % arch)
     accel = accel or choose_accel(bzimage, arch)
-    cmdline = " ".join(w for w in ("console=%s panic=-1" % CONSOLE[arch], append,
+    cmdline = " ".join(w for w in ("console=%s panic=-1" % CONSOLE[arch], EARLYCON[arch], append,
                                    VM_APPEND if arch == "x86_64" else "",
                                    TCG_APPEND if accel == "tcg" else "") if w)
     res = {"outcome": "qemu-error", "accel": accel, "seconds": 0.0, "log": log_path,
