@@ -112,6 +112,30 @@ static void test_bitops(void)
 		ok(arch_test_and_change_bit(nr, w) == false && arch_test_and_change_bit(nr, w) == true,
 		   "test_and_change_bit(%ld) twice", nr);
 	}
+	/* The void ops on a bit the compiler cannot know (the lock bts/btr/btc
+	 * shape), every bit of three words, the neighbours left alone. */
+	for (nr = 0; nr < 192; nr++) {
+		volatile long opaque = nr;
+		long b = opaque;
+		int i, right = 1;
+
+		w[0] = w[1] = w[2] = 0x5555555555555555UL;
+		arch_set_bit(b, w);
+		arch_change_bit(b, w);
+		arch_change_bit(b, w);
+		right &= (w[b / 64] >> (b % 64)) & 1;
+		arch_clear_bit(b, w);
+		right &= !((w[b / 64] >> (b % 64)) & 1);
+		arch_set_bit(b, w);
+		arch_clear_bit_unlock(b, w);
+		for (i = 0; i < 3; i++)
+			right &= (w[i] | (i == b / 64 ? 1UL << (b % 64) : 0)) ==
+				 (0x5555555555555555UL | (i == b / 64 ? 1UL << (b % 64) : 0));
+		right &= !((w[b / 64] >> (b % 64)) & 1);
+		if (!right || nr == 0 || nr == 63 || nr == 64 || nr == 191)
+			ok(right, "set/change/clear/clear_unlock_bit(%ld), a variable bit: that bit only", nr);
+	}
+	w[0] = w[1] = w[2] = 0;
 	nr = 190;
 	arch_set_bit(nr, w);
 	arch_change_bit(nr, w);
