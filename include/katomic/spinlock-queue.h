@@ -7,9 +7,9 @@
  * A contended spin_lock():
  *  1. spins a little on the lock word and takes the lock if it comes free
  *     (the kernel's pending waiter, without the pending bit), queued waiters
- *     or not: a thread that is running takes a free lock -- for a turn of
- *     __KA_SPIN_RUN after it last came through the queue; once its turn is
- *     over, with waiters queued, it queues at once (fairness);
+ *     or not: a thread that is running takes a free lock; once per turn of
+ *     __KA_SPIN_RUN, meeting waiters queued, it yields its CPU first, so
+ *     that a woken waiter sharing it runs (fairness);
  *  2. otherwise claims a node from the pool and appends it to the queue (an
  *     xchg of the tail, MCS style).  A waiter that is not the head spins on
  *     its own node's cache line for a while, then sleeps in futex() on it;
@@ -55,9 +55,8 @@ extern "C" {
 #define __KA_SPIN_NAPS		4
 #define __KA_SPIN_NAP_NS	20000
 /*
- * Fairness: a thread takes the lock past queued waiters for at most
- * __KA_SPIN_RUN after it last came through the queue; meeting contention
- * after that with waiters queued, it queues at once (step 1 below).
+ * Fairness: a thread that takes the lock past queued waiters yields its CPU
+ * once every __KA_SPIN_RUN (step 1 below).
  */
 /* Contention heuristic: this many slow paths, each within the window of the last. */
 #define __KA_SPIN_HOT		8
@@ -252,7 +251,7 @@ static inline void __ka_spin_nap(int *word)
  * naps at once, and the other runs alone for a while.
  */
 static __thread unsigned __ka_spin_streak;
-/* When this thread last came through the queue (0: never). */
+/* When this thread last came through the queue or yielded for it (0: never). */
 static __thread unsigned long long __ka_spin_queued_at;
 
 static inline bool __ka_spin_hot(unsigned long long now)
@@ -276,15 +275,21 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 
 	/*
 	 * Running past others for longer than __KA_SPIN_RUN since this thread
-	 * last queued, and others are queued: its turn to queue.  Each thread
-	 * that keeps the lock busy thus passes the queue over for a bounded
-	 * time, and the queue's waiters get their turns (fairness with threads
-	 * outnumbering CPUs: without it the threads that happened to be
-	 * running took 0.3-0.5 of the others' acquisitions, bench/README.md).
+	 * last queued or yielded, and others are queued: give the CPU away
+	 * once, so that a queued waiter the scheduler has woken but not run
+	 * (its CPU is this thread's) gets it, and start a new turn.  The
+	 * waiters a running thread passes over thus get a CPU every turn
+	 * (fairness with threads outnumbering CPUs).  Joining the queue
+	 * instead, as this rule first did, made the queue a convoy: every
+	 * running thread whose turn was over queued behind sleepers, the
+	 * CPUs idled through wake-ups (spinlock_long, 8 threads on 2 CPUs:
+	 * 1.2-1.7 CPUs busy, 0.7x pthread_mutex_t; with the yield 1.96 and
+	 * at par; docs/spinlock.md).
 	 */
-	if (!hot && t_head - __ka_spin_queued_at > __KA_SPIN_RUN && KA_READ_ONCE(lock->h.tail)) {
+	if (t_head - __ka_spin_queued_at > __KA_SPIN_RUN && KA_READ_ONCE(lock->h.tail)) {
 		__KA_SPIN_STAT(overrun);
-		hot = true;
+		__ka_sched_yield();
+		__ka_spin_queued_at = t_head;
 	}
 
 	/* 1. A short spin: take the lock if it comes free (queue or not). */
