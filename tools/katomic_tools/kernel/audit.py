@@ -147,6 +147,60 @@ def _feat(body):
             "fence": sum(1 for i in body if i.split(" ")[0] in ("mfence", "lfence", "sfence"))}
 
 
+def call_changes(ca, cb, fa, fb):
+    """(inlined, outlined, dropped, added) of one function's callees, stock
+    `ca` vs C11 `cb`: a callee of the stock kernel no longer called here was
+    inlined here (its atomics came with it); one of the C11 kernel newly
+    called is a helper now out of line; a callee outside the kernel (an
+    object file's external) is simply not called any more, or newly."""
+    gone = sorted(set(ca) - set(cb))
+    added = sorted(set(cb) - set(ca))
+    inlined = [f for f in gone if f in fa]
+    outlined = [f for f in added if f in fb]
+    return (inlined, outlined, [f for f in gone if f not in inlined], [f for f in added if f not in outlined])
+
+
+def nested(inlined, ca, cb, callees_of, depth=3):
+    """A callee inlined brings its own callees: ({function: call sites} of
+    every function whose body is now here -- the inlined ones and, when the
+    new body does not call them either, their callees, to `depth` levels --,
+    {functions the new body calls because an inlined body did})."""
+    sites = {f: ca[f] for f in inlined}
+    came, todo = set(), [(f, 1) for f in inlined]
+    while todo:
+        f, level = todo.pop()
+        for g, n in callees_of(f).items():
+            if g in cb:
+                came.add(g)
+            elif g not in sites and g not in ca and level < depth and callees_of(g) is not None:
+                sites[g] = sites[f] * n
+                todo.append((g, level + 1))
+    return sites, came
+
+
+def call_words(inlined, outlined, dropped, more):
+    """The reason words of a change of calls (both audits use them)."""
+    why = []
+    if inlined or outlined:
+        why.append("inlining changed (%s)" % ", ".join(
+            ["%s inlined" % f for f in inlined[:3]] + ["calls %s out of line" % f for f in outlined[:3]]))
+    if dropped or more:
+        why.append("other calls (%s)" % ", ".join(
+            ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
+    return why
+
+
+def _lock_kinds(body):
+    """{mnemonic without size suffix: count} of the locked instructions
+    (lock btsq -> bts, lock orb -> or)."""
+    out = collections.Counter()
+    for i in body:
+        if is_lock(i):
+            mn = i.split()[1]
+            out[re.sub(r"(?<=[a-z]{2})[bwlq]$", "", mn) if mn not in ("cmpxchg8b", "cmpxchg16b") else mn] += 1
+    return out
+
+
 def reason(old, new, name="", fa=None, fb=None):
     """The reason group of one function's change (the user-space audit's words).
     fa/fb (all functions of each kernel) let a change of inlining carry the
@@ -158,30 +212,18 @@ def reason(old, new, name="", fa=None, fb=None):
     fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
     ca, cb = _callees(old, name), _callees(new, name)
-    # A callee of this kernel no longer called here was inlined here (its
-    # locked instructions came with it); a callee outside it (an object
-    # file's external) is simply not called any more (a check folded away).
-    gone = sorted(set(ca) - set(cb))
-    inlined = [f for f in gone if f in fa]
-    dropped = [f for f in gone if f not in inlined]
-    added = sorted(set(cb) - set(ca))
-    outlined = [f for f in added if f in fb]
-    more = [f for f in added if f not in outlined]
-    dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
-    for fn in inlined:          # its body now in this one: so are its locks
+    inlined, outlined, dropped, more = call_changes(ca, cb, fa, fb)
+    sites, came = nested(inlined, ca, cb, lambda f: _callees(fa[f], f) if f in fa else None)
+    outlined, more = [f for f in outlined if f not in came], [f for f in more if f not in came]
+    dlock, dcas, dfence = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"], b["fence"] - a["fence"]
+    for fn, n in sites.items():     # its body now in this one, once per call site: so are its locks
         f = _feat(fa.get(fn, []))
-        dlock, dcas = dlock - f["lock"], dcas - f["cmpxchg"]
+        dlock, dcas, dfence = dlock - f["lock"] * n, dcas - f["cmpxchg"] * n, dfence - f["fence"] * n
     for fn in outlined:
         f = _feat(fb.get(fn, []))
-        dlock, dcas = dlock + f["lock"], dcas + f["cmpxchg"]
-    why = []
-    if inlined or outlined:
-        why.append("inlining changed (%s)" % ", ".join(
-            ["%s inlined" % f for f in inlined[:3]] + ["calls %s out of line" % f for f in outlined[:3]]))
-    if dropped or more:
-        why.append("other calls (%s)" % ", ".join(
-            ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
-    if any(f.startswith("__atomic") or f.startswith("__sync") for f in added):
+        dlock, dcas, dfence = dlock + f["lock"] * cb[fn], dcas + f["cmpxchg"] * cb[fn], dfence + f["fence"] * cb[fn]
+    why = call_words(inlined, outlined, dropped, more)
+    if any(f.startswith("__atomic") or f.startswith("__sync") for f in more + outlined):
         why.append("out-of-line call")
     if dcas > 0 and a["cmpxchg"] > 0:
         why.append("more lock cmpxchg sites of the same kind (a path copied)")
@@ -189,14 +231,24 @@ def reason(old, new, name="", fa=None, fb=None):
         why.append("cmpxchg loop where the reference has one locked instruction")
     elif dcas < 0:
         why.append("one locked instruction where the reference loops")
-    if b["fence"] > a["fence"]:
+    if dfence > 0:
         why.append("extra fence")
-    elif b["fence"] < a["fence"]:
+    elif dfence < 0:
         why.append("fewer fences")
     if dlock > 0 and dcas <= 0:
         why.append("extra locked instruction")
     elif dlock < 0 and dcas >= 0:
         why.append("fewer locked instructions")
+    ka, kb = _lock_kinds(old), _lock_kinds(new)
+    bitstr = sum(ka[k] - kb[k] for k in ("bts", "btr", "btc") if ka[k] > kb[k])
+    masked = sum(kb[k] - ka[k] for k in ("or", "and", "xor") if kb[k] > ka[k])
+    if bitstr and masked:
+        why.append("%d set/clear/change_bit on a variable bit: lock or/and/xor of a computed mask (shift, index) "
+                   "where the kernel has lock bts/btr/btc on the bit string (C11 has no bit-string RMW)"
+                   % min(bitstr, masked))
+    elif not why and ka != kb:
+        why.append("other locked instructions (%s)" % ", ".join(
+            "lock %s %+d" % (k, kb[k] - ka[k]) for k in sorted(set(ka) | set(kb)) if kb[k] != ka[k]))
     d = b["n"] - a["n"]
     if not why:
         if d > 0:
