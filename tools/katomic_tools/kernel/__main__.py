@@ -174,6 +174,29 @@ def prune(doc, schema, root=None):
     return doc
 
 
+def undeclared(doc, schema, root=None, path=""):
+    """The paths of `doc`'s fields that prune() would drop (one per field name)."""
+    root = root or schema
+    while isinstance(schema, dict) and "$ref" in schema:
+        node = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    out = []
+    if isinstance(doc, dict) and isinstance(schema, dict) and "properties" in schema:
+        props, keep = schema["properties"], schema.get("additionalProperties", True) is not False
+        for k, v in doc.items():
+            p = "%s.%s" % (path, k) if path else k
+            if k in props:
+                out += undeclared(v, props[k], root, p)
+            elif not keep:
+                out.append(p)
+    elif isinstance(doc, list) and isinstance(schema, dict) and "items" in schema:
+        for x in doc:
+            out += [p for p in undeclared(x, schema["items"], root, path + "[]") if p not in out]
+    return out
+
+
 def write_doc(out, doc):
     from ..common import documents, schema as sch
     os.makedirs(out, exist_ok=True)
@@ -188,6 +211,11 @@ def write_doc(out, doc):
         return path
     with open(spath) as f:
         s = json.load(f)
+    lost = undeclared(doc, s)
+    if lost:    # the schema is behind the driver: say so, keep everything in kernel-full.json
+        print("katomic kernel: note: %s omits what tools/schema/kernel.schema.json does not declare: %s "
+              "(kept in kernel-full.json)" % (path, ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")),
+              file=sys.stderr)
     try:
         documents.write(path, prune(doc, s))
     except ValueError as e:
