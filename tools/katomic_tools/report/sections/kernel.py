@@ -3,6 +3,7 @@ atomics, each booted under qemu with its self-tests and torture tests
 (docs/kernel-boot.md), and the code audit of the two (docs/kernel.md).
 From the optional katomic-kernel document (m.kernel); "" when absent."""
 from ...common.tables import Table, h, md_escape
+from .. import rules
 
 TITLE = "The Linux kernel on C11"
 
@@ -107,8 +108,9 @@ def caption(k):
     how = ("under KVM: the boot times are the kernel's" if k.kvm else
            "under TCG (qemu's emulator; KVM did not work here): the comparison is on code and correctness, "
            "boot times would measure the emulator and are not shown")
-    return ("Linux %s, built on %s (%s CPUs, load %s), %s; each torture test ran %d s" % (
-        k.doc["source"]["version"], m["name"], m["cpus"], m["load"], how, k.torture_s))
+    return ("Linux %s, built on %s (%s CPUs, load %s), %s; %s" % (
+        k.doc["source"]["version"], m["name"], m["cpus"], m["load"], how,
+        "each torture test ran %d s" % k.torture_s if k.boots else "no kernel booted in these runs"))
 
 
 def text(m):
@@ -159,7 +161,7 @@ def html(m):
     if c is not None:
         out += ("<p>Bringing up a new architecture: the asm-generic C11 layer against the architecture's own "
                 "atomics (katomic kernel --arch; instructions counted over vmlinux; the kernel's operations judged "
-                "by the codegen classifier, WEAKER is a failure):</p>\n" + c.html(m.html_id("kernel-arch")))
+                "by the codegen classifier, WEAKER is a failure):</p>\n" + c.html(m.html_id("kernel-arch"), rules.cell_colour))
     for title, rows in grown_lists(k):
         out += "<p>%s:</p>\n<ul>%s</ul>\n" % (h(title), "".join(
             "<li>%s %+d bytes: %s</li>" % (h(r["fn"]), r["delta"], h(r["reason"])) for r in rows))
