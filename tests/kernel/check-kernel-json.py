@@ -125,6 +125,28 @@ def main():
                 "audit: a callee inlined at 2 call sites brings its 2 lock cmpxchg (nothing left over): %s" % why)
         t.check(rows.get("take", {}).get("reason", "").startswith("gone"), "audit: the inlined helper is gone")
 
+    # Reasons read from code the compilers here need not make (synthetic bodies).
+    from katomic_tools.kernel import xaudit
+    fa = xaudit.Functions()
+    fa.update({"lock_it": [("ret", "")], "lock_it#2": [("mov", "w1,"), ("casa", "w1, w2, [x0]"), ("cbz", "w1, 0 <x>"),
+                                                      ("ldaxr", "w3, [x0]"), ("stxr", "w4, w2, [x0]"), ("ret", "")],
+               "caller": []})
+    fa.by_addr = {0x100: "lock_it", 0x200: "lock_it#2"}
+    old = [("bl", "0000000000000200 <lock_it>"), ("ret", "")]
+    new = [("mov", "w1,"), ("casa", "w1, w2, [x0]"), ("ret", "")]
+    why = xaudit.reason("arm64", "small", old, new, "caller", fa, {"caller": new})
+    t.check(why.startswith("inlining changed (lock_it inlined)") and "LSE only" in why and "lse" not in why.split(";")[-1],
+            "xaudit: the copy of a static function the call's address names is the one inlined; its LL/SC fallback "
+            "gone: %s" % why)
+    why = xaudit.reason("arm64", "small", [("ldr", "w0, [x0,"), ("ret", "")],
+                        [("add", "x0, x0,"), ("ldr", "w0, [x0]"), ("ret", "")], "f")
+    t.check("1 accesses with the offset in an add" in why, "xaudit: gcc's add + ldr [x] of an __atomic load: %s" % why)
+    loop = ["mov (%rdi),%rax", "lea 0x1(%rax),%rdx", "lock cmpxchg %rdx,(%rdi)", "jne ADDR <f>", "ret"]
+    spill = ["push %rdx", "mov (%rdi),%rax", "mov %rax,(%rsp)", "mov (%rsp),%rax", "lea 0x1(%rax),%rdx",
+             "lock cmpxchg %rdx,(%rdi)", "mov %rax,(%rsp)", "jne ADDR <f>", "pop %rax", "ret"]
+    why = audit.reason(loop, spill, "f")
+    t.check(why.startswith("3 more stack accesses"), "audit: the expected value kept in a stack slot: %s" % why)
+
     # One document as the driver writes it: x86 builds and audit, --arch arm64 builds, boots, audit.
     doc = copy.deepcopy(arm64)
     x86 = []
