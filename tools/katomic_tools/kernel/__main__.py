@@ -157,14 +157,16 @@ def machine(kvm):
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "kvm": bool(kvm)}
 
 
+def _resolve(root, schema):
+    """A schema node, its "#/$defs/NAME" reference followed."""
+    from ..common.schema import _resolve as resolve
+    return resolve(root, schema) if isinstance(schema, dict) else schema
+
+
 def prune(doc, schema, root=None):
     """`doc` less the fields the schema does not declare (where it forbids extras)."""
     root = root or schema
-    while isinstance(schema, dict) and "$ref" in schema:
-        node = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            node = node[part]
-        schema = node
+    schema = _resolve(root, schema)
     if isinstance(doc, dict) and isinstance(schema, dict) and "properties" in schema:
         props = schema["properties"]
         keep = schema.get("additionalProperties", True) is not False
@@ -177,11 +179,7 @@ def prune(doc, schema, root=None):
 def undeclared(doc, schema, root=None, path=""):
     """The paths of `doc`'s fields that prune() would drop (one per field name)."""
     root = root or schema
-    while isinstance(schema, dict) and "$ref" in schema:
-        node = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            node = node[part]
-        schema = node
+    schema = _resolve(root, schema)
     out = []
     if isinstance(doc, dict) and isinstance(schema, dict) and "properties" in schema:
         props, keep = schema["properties"], schema.get("additionalProperties", True) is not False

@@ -22,7 +22,7 @@ KEYS = {
 }
 
 
-def _unique(values):
+def unique(values):
     out = []
     for v in values:
         if v not in out:
@@ -47,8 +47,8 @@ def merge(docs):
                 merged.pop(k, None)         # a later run's item replaces it, at the end
                 merged[k] = item
         out[field] = [copy.deepcopy(v) for v in merged.values()]
-    out["c11_kept_asm"] = copy.deepcopy(_unique([x for d in docs for x in d["c11_kept_asm"]]))
+    out["c11_kept_asm"] = copy.deepcopy(unique([x for d in docs for x in d["c11_kept_asm"]]))
     out["machine"]["kvm"] = any(d["machine"]["kvm"] for d in docs)
-    out["machine"]["load"] = "; ".join(_unique(d["machine"]["load"] for d in docs))
-    out["source"]["version"] = ", ".join(_unique(d["source"]["version"] for d in docs))
+    out["machine"]["load"] = "; ".join(unique(d["machine"]["load"] for d in docs))
+    out["source"]["version"] = ", ".join(unique(d["source"]["version"] for d in docs))
     return out

@@ -2,14 +2,7 @@
 as the report reads them: which boots passed, which C11 boots failed where the
 stock kernel of the same config, compiler and -smp passed (rules.py judges)."""
 from . import rules
-
-
-def _unique(xs):
-    out = []
-    for x in xs:
-        if x not in out:
-            out.append(x)
-    return out
+from .kernel_merge import unique
 
 
 def _label(b):
@@ -99,5 +92,5 @@ class KernelView:
         if self.torture_s < rules.KERNEL_TORTURE_S:
             what += " (a short run: the full one tortures %d s per test)" % rules.KERNEL_TORTURE_S
         if self.cross_audit:
-            what += "; code audit on %s: 0 WEAKER" % ", ".join(_unique(a["arch"] for a in self.cross_audit))
+            what += "; code audit on %s: 0 WEAKER" % ", ".join(unique(a["arch"] for a in self.cross_audit))
         return "the Linux kernel on C11: " + what
