@@ -260,7 +260,11 @@ def audit_md(audits):
                     x["smp_locks"]["c11"], x["atomics_changed"]), ""]
         for title, rows in (("grown most", bl["top_grown"]), ("shrunk most", bl["top_shrunk"]),
                             ("every function more than 16 bytes bigger", bl["grown_over_16"])):
-            out += ["### %s" % title, "", "| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
+            out += ["### %s" % title, ""]
+            if rows is bl["grown_over_16"]:
+                out += ["%d functions, by reason: %s." % (len(rows), "; ".join(
+                    "%d %s" % ng for ng in audit.reason_groups(rows))), ""]
+            out += ["| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
             out += ["| %s | %d | %d | %+d | %s |" % (r["fn"], r["old"], r["new"], r["delta"], r["reason"]) for r in rows]
             out.append("")
         out += ["### functions whose locked instructions changed most", ""]

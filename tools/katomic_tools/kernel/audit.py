@@ -279,6 +279,15 @@ def _stack_slots(body):
     return sum(1 for i in body if "(%rsp)" in i and not is_lock(i))
 
 
+def reason_groups(rows):
+    """[(count, group)] of rows' reasons, most first: a reason's first clause
+    with its numbers as N and its parenthesis left out ("N more stack accesses",
+    "inlining changed")."""
+    groups = collections.Counter(re.sub(r"\b\d+\b", "N", r["reason"].split("; ")[0].split(" (")[0].split(": ")[0])
+                                 for r in rows)
+    return sorted(((n, g) for g, n in groups.items()), key=lambda x: (-x[0], x[1]))
+
+
 def compare(tree, stock_vmlinux, c11_vmlinux):
     """The audit of one compiler: the kernel.json `audit` item (less config/cc)."""
     for p in (stock_vmlinux, c11_vmlinux):

@@ -292,6 +292,10 @@ def markdown(x):
                                                          r["c11"], r["stock_insns"]))
     for title, rows in (("every function more than 16 bytes bigger", bl["grown_over_16"]),
                         ("shrunk most", bl["top_shrunk"])):
-        out += ["", "### %s" % title, "", "| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
+        out += ["", "### %s" % title, ""]
+        if rows is bl["grown_over_16"]:
+            out += ["%d functions, by reason: %s." % (len(rows), "; ".join(
+                "%d %s" % ng for ng in audit.reason_groups(rows))), ""]
+        out += ["| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
         out += ["| %s | %d | %d | %+d | %s |" % (r["fn"], r["old"], r["new"], r["delta"], r["reason"]) for r in rows]
     return "\n".join(out) + "\n"

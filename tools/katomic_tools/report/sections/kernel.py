@@ -4,6 +4,7 @@ atomics, each booted under qemu with its self-tests and torture tests
 From the optional katomic-kernel document (m.kernel); "" when absent."""
 from ...common.tables import Table, h, md_escape
 from .. import rules
+from ...kernel.audit import reason_groups
 
 TITLE = "The Linux kernel on C11"
 
@@ -99,6 +100,8 @@ def grown_lists(k):
         title = "%s %s %s: %d function(s) more than 16 bytes bigger%s" % (
             a.get("arch", "x86_64"), a["config"], a["cc"], len(rows),
             (", the %d largest (all, with their reasons: kernel-audit.md)" % TOP_GROWN) if len(rows) > TOP_GROWN else "")
+        if rows:
+            title += "; by reason: " + "; ".join("%d %s" % ng for ng in reason_groups(rows))
         out.append((title, sorted(rows, key=lambda r: -r["delta"])[:TOP_GROWN]))
     return out
 
