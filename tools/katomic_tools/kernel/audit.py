@@ -281,10 +281,10 @@ def _stack_slots(body):
 
 def reason_groups(rows):
     """[(count, group)] of rows' reasons, most first: a reason's first clause
-    with its numbers as N and its parenthesis left out ("N more stack accesses",
-    "inlining changed")."""
-    groups = collections.Counter(re.sub(r"\b\d+\b", "N", r["reason"].split("; ")[0].split(" (")[0].split(": ")[0])
-                                 for r in rows)
+    with its numbers as N (a leading count left out) and its parenthesis left
+    out ("more stack accesses", "inlining changed")."""
+    groups = collections.Counter(re.sub(r"^N ", "", re.sub(r"\b\d+\b", "N", r["reason"].split("; ")[0]
+                                                           .split(" (")[0].split(": ")[0])) for r in rows)
     return sorted(((n, g) for g, n in groups.items()), key=lambda x: (-x[0], x[1]))
 
 
