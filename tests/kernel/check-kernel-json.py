@@ -35,7 +35,8 @@ from katomic_tools.kernel import __main__ as driver           # noqa: E402
 
 STOCK = r"""
 static inline void set_bit_asm(long nr, unsigned long *addr)
-{ asm volatile("lock btsq %1,%0" : "+m"(*addr) : "r"(nr) : "memory"); }
+{ asm volatile(".pushsection .smp_locks,\"a\"\n.balign 4\n.long 671f - .\n.popsection\n671:\n\t"
+               "lock btsq %1,%0" : "+m"(*addr) : "r"(nr) : "memory"); }     /* the kernel's LOCK_PREFIX */
 unsigned long map[4];
 void mark(long a, long b) { set_bit_asm(a, map); set_bit_asm(b, map); }
 __attribute__((noinline)) void take(int *l)
@@ -124,6 +125,9 @@ def main():
         t.check("take inlined" in why and "locked" not in why and "cmpxchg" not in why,
                 "audit: a callee inlined at 2 call sites brings its 2 lock cmpxchg (nothing left over): %s" % why)
         t.check(rows.get("take", {}).get("reason", "").startswith("gone"), "audit: the inlined helper is gone")
+        t.check(item["smp_locks"] == {"stock": 2, "c11": 0},
+                "audit: .smp_locks of an object file: its 2 LOCK_PREFIX entries (relocations) vs none: %s"
+                % item["smp_locks"])
 
     # Reasons read from code the compilers here need not make (synthetic bodies).
     from katomic_tools.kernel import xaudit

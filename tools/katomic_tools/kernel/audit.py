@@ -118,8 +118,16 @@ def lock_count(funcs):
 
 def smp_locks(vmlinux):
     """Entries of .smp_locks (4 bytes each) that name a site: a zero entry (the
-    C11 kernel's reserved room, docs/kernel.md) names none and is not counted."""
+    C11 kernel's reserved room, docs/kernel.md) names none and is not counted.
+    In an object file the entries are relocations, their bytes zero: every
+    4 bytes of the section count."""
     import tempfile
+    with open(vmlinux, "rb") as f:
+        head = f.read(18)
+    if head[:4] == b"\x7fELF" and int.from_bytes(head[16:18], "little" if head[5] == 1 else "big") == 1:
+        r = subprocess.run(["size", "-A", vmlinux], stdout=subprocess.PIPE, universal_newlines=True)
+        return next((int(f[1]) // 4 for f in (l.split() for l in r.stdout.splitlines())
+                     if f and f[0] == ".smp_locks"), 0)
     with tempfile.TemporaryDirectory(prefix="katomic-smplocks-") as tmp:
         raw = os.path.join(tmp, "smp_locks.bin")
         r = subprocess.run(["objcopy", "-O", "binary", "--only-section=.smp_locks", vmlinux, raw],
