@@ -174,6 +174,14 @@ def merged_kernel_section(tmp):
         "report.json: one audit per architecture and compiler, figures as in the inputs")
     t.check("code audit on arm64: 0 WEAKER" in answer(out), "the answer: the --arch audit found nothing WEAKER")
 
+    inner = run_dir(os.path.join(tmp, "inner"), runs["clang"])      # DIR/kernel/kernel.json
+    kernel_run(os.path.join(inner, "kernel"), runs["arm64"], "arm64")  # and DIR/kernel/arm64/kernel.json
+    rc, out, err = report("--from", inner)
+    md = read(inner, "REPORT.md")
+    t.check(rc == 0 and [r["cc"] for r in md_table(md, "config")] == ["clang"]
+            and [r["arch"] for r in md_table(md, "arch")] == ["arm64"],
+            "a report directory's kernel/kernel.json and kernel/arm64/kernel.json: both in its section")
+
     w = run_dir(os.path.join(tmp, "weaker"))
     kw = kernel_run(os.path.join(tmp, "k-weaker"), arm64_run("2026-12-04T21:00:00Z", weaker=2), "arm64")
     rc, out, err = report("--from", w, "--from", runs_dir(tmp, "clang", runs["clang"]), "--from", kw)
