@@ -151,6 +151,11 @@ def main():
     why = audit.reason(loop, spill, "f")
     t.check(why.startswith("3 more stack accesses"), "audit: the expected value kept in a stack slot: %s" % why)
 
+    fa, fb = {"f": ["ret"]}, {"f": ["ret"], "f#2": ["ret"]}
+    why = audit.reason(["ret"], ["ret"], "f", fa, fb)
+    t.check(why.startswith("more copies of this static function (2, stock 1)"),
+            "audit: a static function emitted in more objects (bloat-o-meter sums the copies): %s" % why)
+
     # One document as the driver writes it: x86 builds and audit, --arch arm64 builds, boots, audit.
     doc = copy.deepcopy(arm64)
     x86 = []

@@ -191,6 +191,28 @@ def nested(inlined, ca, cb, callees_of, depth=3):
     return sites, came
 
 
+_COPIES = {}
+
+
+def copies(funcs, name):
+    """How many functions of `funcs` are named `name` (a static function
+    emitted in several objects: name, name#2, ...; bloat-o-meter sums them)."""
+    key = id(funcs)
+    if key not in _COPIES or _COPIES[key][0] is not funcs:
+        _COPIES[key] = (funcs, collections.Counter(k.split("#")[0] for k in funcs))
+    return _COPIES[key][1][name.split("#")[0]]
+
+
+def copy_words(name, fa, fb):
+    """The reason of a size change that is more (or fewer) copies, or []."""
+    if not fa or not fb:
+        return []
+    na, nb = copies(fa, name), copies(fb, name)
+    if nb > na:
+        return ["more copies of this static function (%d, stock %d): emitted out of line in more objects" % (nb, na)]
+    return []
+
+
 def call_words(inlined, outlined, dropped, more):
     """The reason words of a change of calls (both audits use them)."""
     why = []
@@ -235,7 +257,7 @@ def reason(old, new, name="", fa=None, fb=None):
     for fn in outlined:
         f = _feat(fb.get(fn, []))
         dlock, dcas, dfence = dlock + f["lock"] * cb[fn], dcas + f["cmpxchg"] * cb[fn], dfence + f["fence"] * cb[fn]
-    why = call_words(inlined, outlined, dropped, more)
+    why = copy_words(name, fa, fb) + call_words(inlined, outlined, dropped, more)
     if any(f.startswith("__atomic") or f.startswith("__sync") for f in more + outlined):
         why.append("out-of-line call")
     if dcas > 0 and a["cmpxchg"] > 0:

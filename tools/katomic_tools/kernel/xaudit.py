@@ -175,7 +175,7 @@ def reason(arch, variant, old, new, name="", fa=None, fb=None):
         for k, v in _fn_counts(fb.get(kb[fn], fb[fn]), arch).items():
             d[k] += v * cb[fn]
     d = {k: v for k, v in d.items() if v}
-    why = audit.call_words(inlined, outlined, dropped, more)
+    why = audit.copy_words(name, fa, fb) + audit.call_words(inlined, outlined, dropped, more)
     if arch == "arm64" and "llsc" not in variant and d.get("llsc_loop", 0) < 0:
         why.append("LSE only: the kernel's LL/SC fallback and its static branch are gone")
     if d.get("full_fence", 0) > 0:
