@@ -56,8 +56,150 @@ def answer(out):
 
 
 def read(d, name):
-    with open(os.path.join(d, name), encoding="utf-8") as f:
-        return f.read()
+    """The file's text; "" when the report did not write it (the check then fails, not the script)."""
+    try:
+        with open(os.path.join(d, name), encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def md_table(md, first_header, column=None):
+    """The rows ({header: cell}) of REPORT.md's first table whose first header cell is
+    `first_header` (and that has a column `column`)."""
+    lines = md.splitlines()
+    cells = lambda s: [c.strip() for c in s.strip().strip("|").split(" | ")]  # noqa: E731
+    for i, line in enumerate(lines):
+        if line.startswith("| %s |" % first_header) and (column is None or column in cells(line)):
+            head, rows = cells(line), []
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                rows.append(dict(zip(head, cells(row))))
+            return rows
+    return []
+
+
+def kernel_run(d, doc, arch=None):
+    """A `katomic kernel --out d` directory: d/kernel.json, or d/ARCH/kernel.json for --arch."""
+    os.makedirs(os.path.join(d, arch) if arch else d, exist_ok=True)
+    with open(os.path.join(d, arch, "kernel.json") if arch else os.path.join(d, "kernel.json"), "w") as f:
+        json.dump(doc, f)
+    return d
+
+
+def x86_run(cc, date, delta, n_grown, seed):
+    """One x86-64 run of one compiler, every figure derived from seed (no two runs alike)."""
+    doc = copy.deepcopy(KERNEL)
+    doc["machine"]["date"] = date
+    for x in doc["builds"] + doc["boots"]:
+        x["cc"] = cc
+    doc["builds"] = [b for b in doc["builds"] if b["ok"]]
+    a = doc["audit"][0]
+    a["cc"] = cc
+    a["bloat"]["total_delta"] = delta
+    a["bloat"]["grown_over_16"] = [{"fn": "fn_%d_%d" % (seed, i), "old": 100, "new": 117 + (i * seed) % 97,
+                                    "delta": 17 + (i * seed) % 97, "reason": "reason %d of %d" % (i, seed)}
+                                   for i in range(n_grown)]
+    a["lock_prefixes"] = {"stock": 2000 + seed, "c11": 2050 + seed}
+    a["smp_locks"] = {"stock": 1800 + seed, "c11": 1700 + seed}
+    return doc
+
+
+def arm64_run(date, weaker=0):
+    doc = copy.deepcopy(json.load(open(os.path.join(J, "kernel-arm64.json"))))
+    doc["machine"]["date"] = date
+    a = doc["audit"][0]
+    a["insns"]["stock"].update(full_fence=531, acq_rel=1801, llsc_loop=1499, lse=1103, lse_full=361)
+    a["insns"]["c11"].update(full_fence=337, acq_rel=703, llsc_loop=23, lse=1389, lse_full=411)
+    a["weaker"] = weaker
+    if weaker:
+        a["verdicts"]["WEAKER"] = weaker
+    boot = copy.deepcopy(next(b for b in KERNEL["boots"] if b["variant"] == "c11" and b["smp"] == "2"))
+    boot.update(config=a["config"], cc=a["cc"], arch="arm64")
+    doc["boots"] = [boot]
+    return doc
+
+
+def merged_kernel_section(tmp):
+    """Four kernel runs, each its own --out: x86 gcc, x86 clang, arm64 (OUT/arm64/kernel.json),
+    and gcc again later: one section, each key from its latest run, none lost."""
+    runs = {"gcc-old": x86_run("gcc", "2026-12-04T19:00:00Z", 3315, 7, 3),
+            "clang": x86_run("clang", "2026-12-04T20:00:00Z", 4737, 4, 5),
+            "gcc": x86_run("gcc", "2026-12-04T23:00:00Z", -212, 9, 11),
+            "arm64": arm64_run("2026-12-04T21:00:00Z")}
+    d = run_dir(os.path.join(tmp, "multi"))
+    dirs = [kernel_run(os.path.join(tmp, "k-" + name), doc, "arm64" if name == "arm64" else None)
+            for name, doc in runs.items()]
+    rc, out, err = report("--from", d, *sum((["--from", k] for k in dirs), []))
+    md = read(d, "REPORT.md")
+    t.check(rc == 0 and md.count("## The Linux kernel on C11") == 1,
+            "4 kernel runs merged into one section (exit %d%s)" % (rc, err.strip()[-200:]))
+    x86 = {(r["config"], r["cc"]): r for r in md_table(md, "config")}
+    want = {("small", cc): runs[cc]["audit"][0] for cc in ("gcc", "clang")}
+    t.check(set(x86) == set(want) and all(
+        x86[k]["text delta bytes"] == "%+d" % a["bloat"]["total_delta"]
+        and x86[k]["lock prefixes C11"] == str(a["lock_prefixes"]["c11"])
+        and x86[k][".smp_locks stock"] == str(a["smp_locks"]["stock"])
+        and x86[k]["functions >16 B bigger"] == str(len(a["bloat"]["grown_over_16"])) for k, a in want.items()),
+        "x86 audit rows: gcc from its later run (%s), clang's kept (%s)" % (
+            x86.get(("small", "gcc"), {}).get("text delta bytes"), x86.get(("small", "clang"), {}).get("text delta bytes")))
+    a = runs["arm64"]["audit"][0]
+    rows = md_table(md, "arch")
+    r = rows[0] if len(rows) == 1 else {}
+    s, c = a["insns"]["stock"], a["insns"]["c11"]
+    t.check(r.get("arch") == "arm64" and r.get("cc") == a["cc"] and r.get("text stock") == str(a["bloat"]["total_before"])
+            and r.get("text C11") == str(a["bloat"]["total_after"]) and r.get("text delta bytes") == "%+d" % a["bloat"]["total_delta"]
+            and r.get("full fences stock -> C11") == "%d -> %d" % (s["full_fence"], c["full_fence"])
+            and r.get("acquire/release stock -> C11") == "%d -> %d" % (s["acq_rel"], c["acq_rel"])
+            and r.get("LL/SC loops stock -> C11") == "%d -> %d" % (s["llsc_loop"], c["llsc_loop"])
+            and r.get("LSE/AMO stock -> C11") == "%d -> %d" % (s["lse"] + s["lse_full"], c["lse"] + c["lse_full"])
+            and r.get("of them fully ordered stock -> C11") == "%d -> %d" % (s["lse_full"], c["lse_full"])
+            and r.get("WEAKER") == "0" and r.get("C11 boots") == "PASS -smp 2"
+            and r.get("functions >16 B bigger") == str(len(a["bloat"]["grown_over_16"])),
+            "the --arch row: text, full fences, acquire/release, LL/SC, LSE, WEAKER 0, boot verdict as in its kernel.json: %s" % r)
+    g = runs["gcc"]["audit"][0]["bloat"]["grown_over_16"]
+    top = sorted(g, key=lambda x: -x["delta"])[:5]
+    title = "x86_64 small gcc: %d function(s) more than 16 bytes bigger, the 5 largest" % len(g)
+    block = md[md.find(title):].split("\n\n", 2)[1] if title in md else ""
+    t.check(block.splitlines() == ["- %s %+d bytes: %s" % (x["fn"], x["delta"], x["reason"]) for x in top],
+            "functions >16 B bigger: the count and the 5 largest with their reasons (gcc's latest run)")
+    t.check(("arm64 small-arm64 gcc: %d function(s) more than 16 bytes bigger" % len(a["bloat"]["grown_over_16"])) in md
+            and "x86_64 small clang: 4 function(s) more than 16 bytes bigger; by reason: 4 reason N of N:" in md,
+            "functions >16 B bigger: arm64's and clang's lists too, grouped by reason")
+    builds = md_table(md, "variant", "built")
+    t.check(sorted((b["config"], b["cc"], b["variant"]) for b in builds) == sorted(
+        {(b["config"], b["cc"], b["variant"]) for doc in runs.values() for b in doc["builds"]}),
+        "the builds of every run, once each")
+    rj = json.load(open(os.path.join(d, "report.json")))["kernel"]
+    t.check(sorted((x["arch"], x["cc"], x["text_delta"], x["grown_over_16"]) for x in rj["audits"]) == sorted(
+        [("x86_64", "gcc", -212, 9), ("x86_64", "clang", 4737, 4),
+         ("arm64", a["cc"], a["bloat"]["total_delta"], len(a["bloat"]["grown_over_16"]))]),
+        "report.json: one audit per architecture and compiler, figures as in the inputs")
+    t.check("code audit on arm64: 0 WEAKER" in answer(out), "the answer: the --arch audit found nothing WEAKER")
+
+    inner = run_dir(os.path.join(tmp, "inner"), runs["clang"])      # DIR/kernel/kernel.json
+    kernel_run(os.path.join(inner, "kernel"), runs["arm64"], "arm64")  # and DIR/kernel/arm64/kernel.json
+    rc, out, err = report("--from", inner)
+    md = read(inner, "REPORT.md")
+    t.check(rc == 0 and [r["cc"] for r in md_table(md, "config")] == ["clang"]
+            and [r["arch"] for r in md_table(md, "arch")] == ["arm64"],
+            "a report directory's kernel/kernel.json and kernel/arm64/kernel.json: both in its section")
+
+    w = run_dir(os.path.join(tmp, "weaker"))
+    kw = kernel_run(os.path.join(tmp, "k-weaker"), arm64_run("2026-12-04T21:00:00Z", weaker=2), "arm64")
+    rc, out, err = report("--from", w, "--from", runs_dir(tmp, "clang", runs["clang"]), "--from", kw)
+    md = read(w, "REPORT.md")
+    rows = md_table(md, "arch")
+    t.check(rc == 1 and rows and rows[0]["WEAKER"] == "2 FAIL" and answer(out).startswith("Answer: NO")
+            and "2 kernel operation(s) WEAKER" in answer(out),
+            "WEAKER 2 in the --arch audit: shown as a failure, answer NO, exit 1 (%d)" % rc)
+    table = read(w, "index.html").split('id="kernel-arch"')[-1].split("</table>")[0]
+    t.check('<td class="bad">2 FAIL</td>' in table, "index.html: the WEAKER cell is marked bad")
+
+
+def runs_dir(tmp, name, doc):
+    return kernel_run(os.path.join(tmp, "k2-" + name), doc)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -140,6 +282,8 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = report("--from", d)
     t.check(rc == 2 and "kernel.json" in err and "torture" in err and err.count("\n") == 1
             and "Traceback" not in err, "a malformed kernel.json: one line naming it, exit 2")
+
+    merged_kernel_section(tmp)
 
     if report_main.kernel_verb() is None:
         rc, out, err = report("--kernel", "--skip", "codegen,litmus,bench", "--out", os.path.join(tmp, "k"))

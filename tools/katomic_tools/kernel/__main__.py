@@ -157,14 +157,16 @@ def machine(kvm):
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "kvm": bool(kvm)}
 
 
+def _resolve(root, schema):
+    """A schema node, its "#/$defs/NAME" reference followed."""
+    from ..common.schema import _resolve as resolve
+    return resolve(root, schema) if isinstance(schema, dict) else schema
+
+
 def prune(doc, schema, root=None):
     """`doc` less the fields the schema does not declare (where it forbids extras)."""
     root = root or schema
-    while isinstance(schema, dict) and "$ref" in schema:
-        node = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            node = node[part]
-        schema = node
+    schema = _resolve(root, schema)
     if isinstance(doc, dict) and isinstance(schema, dict) and "properties" in schema:
         props = schema["properties"]
         keep = schema.get("additionalProperties", True) is not False
@@ -172,6 +174,25 @@ def prune(doc, schema, root=None):
     if isinstance(doc, list) and isinstance(schema, dict) and "items" in schema:
         return [prune(x, schema["items"], root) for x in doc]
     return doc
+
+
+def undeclared(doc, schema, root=None, path=""):
+    """The paths of `doc`'s fields that prune() would drop (one per field name)."""
+    root = root or schema
+    schema = _resolve(root, schema)
+    out = []
+    if isinstance(doc, dict) and isinstance(schema, dict) and "properties" in schema:
+        props, keep = schema["properties"], schema.get("additionalProperties", True) is not False
+        for k, v in doc.items():
+            p = "%s.%s" % (path, k) if path else k
+            if k in props:
+                out += undeclared(v, props[k], root, p)
+            elif not keep:
+                out.append(p)
+    elif isinstance(doc, list) and isinstance(schema, dict) and "items" in schema:
+        for x in doc:
+            out += [p for p in undeclared(x, schema["items"], root, path + "[]") if p not in out]
+    return out
 
 
 def write_doc(out, doc):
@@ -188,6 +209,11 @@ def write_doc(out, doc):
         return path
     with open(spath) as f:
         s = json.load(f)
+    lost = undeclared(doc, s)
+    if lost:    # the schema is behind the driver: say so, keep everything in kernel-full.json
+        print("katomic kernel: note: %s omits what tools/schema/kernel.schema.json does not declare: %s "
+              "(kept in kernel-full.json)" % (path, ", ".join(lost[:8]) + (" ..." if len(lost) > 8 else "")),
+              file=sys.stderr)
     try:
         documents.write(path, prune(doc, s))
     except ValueError as e:
@@ -234,7 +260,11 @@ def audit_md(audits):
                     x["smp_locks"]["c11"], x["atomics_changed"]), ""]
         for title, rows in (("grown most", bl["top_grown"]), ("shrunk most", bl["top_shrunk"]),
                             ("every function more than 16 bytes bigger", bl["grown_over_16"])):
-            out += ["### %s" % title, "", "| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
+            out += ["### %s" % title, ""]
+            if rows is bl["grown_over_16"]:
+                out += ["%d functions, by reason: %s." % (len(rows), "; ".join(
+                    "%d %s" % ng for ng in audit.reason_groups(rows))), ""]
+            out += ["| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
             out += ["| %s | %d | %d | %+d | %s |" % (r["fn"], r["old"], r["new"], r["delta"], r["reason"]) for r in rows]
             out.append("")
         out += ["### functions whose locked instructions changed most", ""]

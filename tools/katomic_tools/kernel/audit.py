@@ -117,13 +117,26 @@ def lock_count(funcs):
 
 
 def smp_locks(vmlinux):
-    """Entries in .smp_locks (4 bytes each)."""
-    r = subprocess.run(["size", "-A", vmlinux], stdout=subprocess.PIPE, universal_newlines=True)
-    for line in r.stdout.splitlines():
-        f = line.split()
-        if f and f[0] == ".smp_locks":
-            return int(f[1]) // 4
-    return 0
+    """Entries of .smp_locks (4 bytes each) that name a site: a zero entry (the
+    C11 kernel's reserved room, docs/kernel.md) names none and is not counted.
+    In an object file the entries are relocations, their bytes zero: every
+    4 bytes of the section count."""
+    import tempfile
+    with open(vmlinux, "rb") as f:
+        head = f.read(18)
+    if head[:4] == b"\x7fELF" and int.from_bytes(head[16:18], "little" if head[5] == 1 else "big") == 1:
+        r = subprocess.run(["size", "-A", vmlinux], stdout=subprocess.PIPE, universal_newlines=True)
+        return next((int(f[1]) // 4 for f in (l.split() for l in r.stdout.splitlines())
+                     if f and f[0] == ".smp_locks"), 0)
+    with tempfile.TemporaryDirectory(prefix="katomic-smplocks-") as tmp:
+        raw = os.path.join(tmp, "smp_locks.bin")
+        r = subprocess.run(["objcopy", "-O", "binary", "--only-section=.smp_locks", vmlinux, raw],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode != 0 or not os.path.isfile(raw):
+            return 0
+        with open(raw, "rb") as f:
+            data = f.read()
+    return sum(1 for i in range(0, len(data) - 3, 4) if data[i:i + 4] != b"\0\0\0\0")
 
 
 _CALLEE = re.compile(r"<([^>+]+)")
@@ -147,6 +160,82 @@ def _feat(body):
             "fence": sum(1 for i in body if i.split(" ")[0] in ("mfence", "lfence", "sfence"))}
 
 
+def call_changes(ca, cb, fa, fb):
+    """(inlined, outlined, dropped, added) of one function's callees, stock
+    `ca` vs C11 `cb`: a callee of the stock kernel no longer called here was
+    inlined here (its atomics came with it); one of the C11 kernel newly
+    called is a helper now out of line; a callee outside the kernel (an
+    object file's external) is simply not called any more, or newly."""
+    gone = sorted(set(ca) - set(cb))
+    added = sorted(set(cb) - set(ca))
+    inlined = [f for f in gone if f in fa]
+    outlined = [f for f in added if f in fb]
+    return (inlined, outlined, [f for f in gone if f not in inlined], [f for f in added if f not in outlined])
+
+
+def nested(inlined, ca, cb, callees_of, depth=3):
+    """A callee inlined brings its own callees: ({function: call sites} of
+    every function whose body is now here -- the inlined ones and, when the
+    new body does not call them either, their callees, to `depth` levels --,
+    {functions the new body calls because an inlined body did})."""
+    sites = {f: ca[f] for f in inlined}
+    came, todo = set(), [(f, 1) for f in inlined]
+    while todo:
+        f, level = todo.pop()
+        for g, n in callees_of(f).items():
+            if g in cb:
+                came.add(g)
+            elif g not in sites and g not in ca and level < depth and callees_of(g) is not None:
+                sites[g] = sites[f] * n
+                todo.append((g, level + 1))
+    return sites, came
+
+
+_COPIES = {}
+
+
+def copies(funcs, name):
+    """How many functions of `funcs` are named `name` (a static function
+    emitted in several objects: name, name#2, ...; bloat-o-meter sums them)."""
+    key = id(funcs)
+    if key not in _COPIES or _COPIES[key][0] is not funcs:
+        _COPIES[key] = (funcs, collections.Counter(k.split("#")[0] for k in funcs))
+    return _COPIES[key][1][name.split("#")[0]]
+
+
+def copy_words(name, fa, fb):
+    """The reason of a size change that is more (or fewer) copies, or []."""
+    if not fa or not fb:
+        return []
+    na, nb = copies(fa, name), copies(fb, name)
+    if nb > na:
+        return ["more copies of this static function (%d, stock %d): emitted out of line in more objects" % (nb, na)]
+    return []
+
+
+def call_words(inlined, outlined, dropped, more):
+    """The reason words of a change of calls (both audits use them)."""
+    why = []
+    if inlined or outlined:
+        why.append("inlining changed (%s)" % ", ".join(
+            ["%s inlined" % f for f in inlined[:3]] + ["calls %s out of line" % f for f in outlined[:3]]))
+    if dropped or more:
+        why.append("other calls (%s)" % ", ".join(
+            ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
+    return why
+
+
+def _lock_kinds(body):
+    """{mnemonic without size suffix: count} of the locked instructions
+    (lock btsq -> bts, lock orb -> or)."""
+    out = collections.Counter()
+    for i in body:
+        if is_lock(i):
+            mn = i.split()[1]
+            out[re.sub(r"(?<=[a-z]{2})[bwlq]$", "", mn) if mn not in ("cmpxchg8b", "cmpxchg16b") else mn] += 1
+    return out
+
+
 def reason(old, new, name="", fa=None, fb=None):
     """The reason group of one function's change (the user-space audit's words).
     fa/fb (all functions of each kernel) let a change of inlining carry the
@@ -158,30 +247,18 @@ def reason(old, new, name="", fa=None, fb=None):
     fa, fb = fa or {}, fb or {}
     a, b = _feat(old), _feat(new)
     ca, cb = _callees(old, name), _callees(new, name)
-    # A callee of this kernel no longer called here was inlined here (its
-    # locked instructions came with it); a callee outside it (an object
-    # file's external) is simply not called any more (a check folded away).
-    gone = sorted(set(ca) - set(cb))
-    inlined = [f for f in gone if f in fa]
-    dropped = [f for f in gone if f not in inlined]
-    added = sorted(set(cb) - set(ca))
-    outlined = [f for f in added if f in fb]
-    more = [f for f in added if f not in outlined]
-    dlock, dcas = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"]
-    for fn in inlined:          # its body now in this one: so are its locks
+    inlined, outlined, dropped, more = call_changes(ca, cb, fa, fb)
+    sites, came = nested(inlined, ca, cb, lambda f: _callees(fa[f], f) if f in fa else None)
+    outlined, more = [f for f in outlined if f not in came], [f for f in more if f not in came]
+    dlock, dcas, dfence = b["lock"] - a["lock"], b["cmpxchg"] - a["cmpxchg"], b["fence"] - a["fence"]
+    for fn, n in sites.items():     # its body now in this one, once per call site: so are its locks
         f = _feat(fa.get(fn, []))
-        dlock, dcas = dlock - f["lock"], dcas - f["cmpxchg"]
+        dlock, dcas, dfence = dlock - f["lock"] * n, dcas - f["cmpxchg"] * n, dfence - f["fence"] * n
     for fn in outlined:
         f = _feat(fb.get(fn, []))
-        dlock, dcas = dlock + f["lock"], dcas + f["cmpxchg"]
-    why = []
-    if inlined or outlined:
-        why.append("inlining changed (%s)" % ", ".join(
-            ["%s inlined" % f for f in inlined[:3]] + ["calls %s out of line" % f for f in outlined[:3]]))
-    if dropped or more:
-        why.append("other calls (%s)" % ", ".join(
-            ["no %s" % f for f in dropped[:3]] + ["+%s" % f for f in more[:3]]))
-    if any(f.startswith("__atomic") or f.startswith("__sync") for f in added):
+        dlock, dcas, dfence = dlock + f["lock"] * cb[fn], dcas + f["cmpxchg"] * cb[fn], dfence + f["fence"] * cb[fn]
+    why = copy_words(name, fa, fb) + call_words(inlined, outlined, dropped, more)
+    if any(f.startswith("__atomic") or f.startswith("__sync") for f in more + outlined):
         why.append("out-of-line call")
     if dcas > 0 and a["cmpxchg"] > 0:
         why.append("more lock cmpxchg sites of the same kind (a path copied)")
@@ -189,23 +266,56 @@ def reason(old, new, name="", fa=None, fb=None):
         why.append("cmpxchg loop where the reference has one locked instruction")
     elif dcas < 0:
         why.append("one locked instruction where the reference loops")
-    if b["fence"] > a["fence"]:
+    if dfence > 0:
         why.append("extra fence")
-    elif b["fence"] < a["fence"]:
+    elif dfence < 0:
         why.append("fewer fences")
     if dlock > 0 and dcas <= 0:
         why.append("extra locked instruction")
     elif dlock < 0 and dcas >= 0:
         why.append("fewer locked instructions")
+    ka, kb = _lock_kinds(old), _lock_kinds(new)
+    bitstr = sum(ka[k] - kb[k] for k in ("bts", "btr", "btc") if ka[k] > kb[k])
+    masked = sum(kb[k] - ka[k] for k in ("or", "and", "xor") if kb[k] > ka[k])
+    if bitstr and masked:
+        why.append("%d set/clear/change_bit on a variable bit: lock or/and/xor of a computed mask (shift, index) "
+                   "where the kernel has lock bts/btr/btc on the bit string (C11 has no bit-string RMW)"
+                   % min(bitstr, masked))
+    elif not why and ka != kb:
+        why.append("other locked instructions (%s)" % ", ".join(
+            "lock %s %+d" % (k, kb[k] - ka[k]) for k in sorted(set(ka) | set(kb)) if kb[k] != ka[k]))
     d = b["n"] - a["n"]
+    spills = _stack_slots(new) - _stack_slots(old)
+    if not why and spills >= 2:
+        # __atomic_compare_exchange takes the expected value by address; the
+        # kernel's try_cmpxchg asm takes it in a register ("+a"): gcc then
+        # keeps it, or the struct/union it is part of (lockref), in memory.
+        why.append("%d more stack accesses (same locked instructions): the value C11 takes by address (the "
+                   "compare_exchange expected value, a struct or union around it) kept in a stack slot" % spills)
     if not why:
         if d > 0:
             why.append("%d more instructions: register allocation and flags (same locked instructions)" % d)
         elif d < 0:
             why.append("%d fewer instructions (same locked instructions)" % -d)
+        elif old == new:
+            why.append("the same instructions, longer encodings (a REX prefix, a wider offset) or alignment")
         else:
             why.append("same instructions, other registers or order")
     return "; ".join(why)
+
+
+def _stack_slots(body):
+    """Instructions that read or write a stack slot ((%rsp)), locked ones aside."""
+    return sum(1 for i in body if "(%rsp)" in i and not is_lock(i))
+
+
+def reason_groups(rows):
+    """[(count, group)] of rows' reasons, most first: a reason's first clause
+    with its numbers as N (a leading count left out) and its parenthesis left
+    out ("more stack accesses", "inlining changed")."""
+    groups = collections.Counter(re.sub(r"^N ", "", re.sub(r"\b\d+\b", "N", r["reason"].split("; ")[0]
+                                                           .split(" (")[0].split(": ")[0])) for r in rows)
+    return sorted(((n, g) for g, n in groups.items()), key=lambda x: (-x[0], x[1]))
 
 
 def compare(tree, stock_vmlinux, c11_vmlinux):

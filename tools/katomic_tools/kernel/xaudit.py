@@ -55,17 +55,32 @@ CLASSES = {"arm64": ("full_fence", "light_fence", "acq_rel", "llsc_loop", "lse",
            "riscv64": ("full_fence", "light_fence", "acq_rel", "llsc_loop", "amo", "amo_full")}
 
 
+class Functions(dict):
+    """{function: [(mnemonic, operands)]}, and by_addr: {start address: key}
+    (a call names its target's address: which copy of a static function)."""
+    def __init__(self):
+        super().__init__()
+        self.by_addr = {}
+
+
 def functions(vmlinux, prefix):
     """{function: [(mnemonic, operands)]} of vmlinux's executable sections."""
     r = subprocess.run([prefix + "objdump", "-d", "--no-show-raw-insn", vmlinux], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if r.returncode != 0:
         raise KernelError("%sobjdump -d %s failed: %s" % (prefix, vmlinux, r.stderr.strip()[-200:]))
-    out, cur = {}, None
+    out, cur = Functions(), None
     for line in r.stdout.splitlines():
-        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        m = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
         if m:
-            cur = out.setdefault(m.group(1), [])
+            # a static function emitted in several objects: name, name#2, ...
+            # (as audit.disassemble), so a callee's atomics are one copy's
+            key, n = m.group(2), 1
+            while key in out:
+                n += 1
+                key = "%s#%d" % (m.group(2), n)
+            cur = out[key] = []
+            out.by_addr[int(m.group(1), 16)] = key
             continue
         if cur is None or "\t" not in line:
             continue
@@ -97,19 +112,71 @@ def _fn_counts(ins, arch):
     return c
 
 
-def reason(arch, variant, old, new):
-    """Why a function's size changed, from its atomic instructions."""
+_CALL = re.compile(r"^(bl|b|jal|j|call|tail)$")
+_TARGET = re.compile(r"(?:^|[\s,])([0-9a-f]+) <([^>+]+)(\+0x[0-9a-f]+)?>")
+
+
+def _callees(ins, self_name, funcs):
+    """({function: call sites}, {function: the key of the copy called}) of
+    the calls and tail calls in `ins` (arm64 bl/b, RISC-V jal/j/call/tail);
+    a branch inside the function is no call."""
+    out, keys = {}, {}
+    self_name = self_name.split("#")[0]
+    by_addr = getattr(funcs, "by_addr", {})
+    for mn, ops in ins:
+        if _CALL.match(mn):
+            m = _TARGET.search(ops)
+            if m and m.group(2) != self_name and not m.group(3):
+                out[m.group(2)] = out.get(m.group(2), 0) + 1
+                keys[m.group(2)] = by_addr.get(int(m.group(1), 16), m.group(2))
+    return out, keys
+
+
+def _bare_base(ins):
+    """arm64: `add xR, xS, #off` followed by a load or store at [xR] (no
+    offset): the shape of gcc's relaxed __atomic_load/store on a field."""
+    n = 0
+    for (mn, ops), (mn2, ops2) in zip(ins, ins[1:]):
+        if mn == "add" and re.match(r"x\d+, x\d+,$", ops) and re.match(r"^(ld|st)", mn2) \
+                and ops2.endswith("[%s]" % ops.split(",")[0]):
+            n += 1
+    return n
+
+
+def reason(arch, variant, old, new, name="", fa=None, fb=None):
+    """Why a function's size changed, read from its atomic instructions and its
+    calls.  fa/fb (every function of each kernel) let a change of inlining
+    carry the atomic instructions of the callee inlined (or no longer
+    inlined), once per call site, as the x86 audit does (audit.reason)."""
     if old is None:
         return "new out-of-line function (the compiler's inlining changed)"
     if new is None:
         return "gone (inlined or merged)"
+    fa, fb = fa or {}, fb or {}
     a, b = _fn_counts(old, arch), _fn_counts(new, arch)
-    d = {k: b[k] - a[k] for k in a if b[k] != a[k]}
-    if not d:
-        return "same atomic instructions: inlining and register allocation"
-    parts = ["%s %+d" % (k, v) for k, v in sorted(d.items())]
-    why = []
-    if arch == "arm64" and a["lse"] + a["lse_full"] and a["llsc_loop"] and not b["llsc_loop"]:
+    d = {k: b[k] - a[k] for k in a}
+    (ca, ka), (cb, kb) = _callees(old, name, fa), _callees(new, name, fb)
+    inlined, outlined, dropped, more = audit.call_changes(ca, cb, fa, fb)
+    keys = dict(ka)
+
+    def callees_of(f):
+        if keys.get(f, f) not in fa:
+            return None
+        c, k = _callees(fa[keys.get(f, f)], f, fa)
+        for g, key in k.items():
+            keys.setdefault(g, key)
+        return c
+    sites, came = audit.nested(inlined, ca, cb, callees_of)
+    outlined, more = [f for f in outlined if f not in came], [f for f in more if f not in came]
+    for fn, n in sites.items():     # its atomics now in this body, once per call site gone
+        for k, v in _fn_counts(fa[keys.get(fn, fn)], arch).items():
+            d[k] -= v * n
+    for fn in outlined:
+        for k, v in _fn_counts(fb.get(kb[fn], fb[fn]), arch).items():
+            d[k] += v * cb[fn]
+    d = {k: v for k, v in d.items() if v}
+    why = audit.copy_words(name, fa, fb) + audit.call_words(inlined, outlined, dropped, more)
+    if arch == "arm64" and "llsc" not in variant and d.get("llsc_loop", 0) < 0:
         why.append("LSE only: the kernel's LL/SC fallback and its static branch are gone")
     if d.get("full_fence", 0) > 0:
         why.append("the full-fence policy (a fence where C11's SEQ_CST RMW is no full barrier)"
@@ -118,7 +185,24 @@ def reason(arch, variant, old, new):
         why.append("C11 has no load-load/store-store fence: smp_rmb/wmb as acquire/release fences")
     if d.get("llsc_loop", 0) > 0 and arch == "riscv64":
         why.append("LR/SC loops (cmpxchg; gcc 12's sub-word xchg/cmpxchg on the word)")
-    return "; ".join(why + [", ".join(parts)])
+    if not why and d:
+        # the atomics differ but no call explains it: a path the compiler
+        # duplicated or merged (tail duplication, a loop peeled), or one
+        # operation compiled to another instruction class
+        why.append("atomic instructions of a copied or merged path" if all(v > 0 for v in d.values())
+                   else "fewer atomic instructions: paths merged" if all(v < 0 for v in d.values())
+                   else "other atomic instructions for the same operations")
+    if arch == "arm64" and _bare_base(new) > _bare_base(old):
+        why.append("%d accesses with the offset in an add (gcc's aarch64 __atomic load/store patterns take a "
+                   "bare base register: add + ldr [x] where READ_ONCE has ldr [x, #off])"
+                   % (_bare_base(new) - _bare_base(old)))
+    if not why:
+        n = len(new) - len(old)
+        return ("same atomic instructions: %d more instructions, register allocation and inlining" % n if n > 0
+                else "same atomic instructions: inlining and register allocation")
+    if d:
+        why.append(", ".join("%s %+d" % kv for kv in sorted(d.items())))
+    return "; ".join(why)
 
 
 def probes(tree, bdir, make_args, arch, prefix):
@@ -165,7 +249,7 @@ def compare(tree, stock, c11, arch, variant, make_args, prefix, stock_tree):
     bl = audit.bloat(tree, stock["vmlinux"], c11["vmlinux"], prefix)
     rows = []
     for r in bl["grown_rows"] + bl["shrunk_rows"]:
-        rows.append(dict(r, reason=reason(arch, variant, fs.get(r["fn"]), fc.get(r["fn"]))))
+        rows.append(dict(r, reason=reason(arch, variant, fs.get(r["fn"]), fc.get(r["fn"]), r["fn"], fs, fc)))
     grown = [r for r in rows if r["delta"] > 0]
     shrunk = [r for r in rows if r["delta"] < 0]
     changed = sum(1 for fn in set(fs) & set(fc) if _fn_counts(fs[fn], arch) != _fn_counts(fc[fn], arch))
@@ -208,6 +292,10 @@ def markdown(x):
                                                          r["c11"], r["stock_insns"]))
     for title, rows in (("every function more than 16 bytes bigger", bl["grown_over_16"]),
                         ("shrunk most", bl["top_shrunk"])):
-        out += ["", "### %s" % title, "", "| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
+        out += ["", "### %s" % title, ""]
+        if rows is bl["grown_over_16"]:
+            out += ["%d functions, by reason: %s." % (len(rows), "; ".join(
+                "%d %s" % ng for ng in audit.reason_groups(rows))), ""]
+        out += ["| function | stock | C11 | delta | reason |", "|---|---:|---:|---:|---|"]
         out += ["| %s | %d | %d | %+d | %s |" % (r["fn"], r["old"], r["new"], r["delta"], r["reason"]) for r in rows]
     return "\n".join(out) + "\n"

@@ -26,7 +26,9 @@ instrument's output in DIR/codegen, DIR/litmus, DIR/bench, and DIR/logs.
                  directory), or from each subdirectory of DIR that is one
                  (reports from several machines, shown side by side);
                  repeatable.  A DIR holding only a kernel.json (katomic
-                 kernel --out DIR) adds its kernel results to the report
+                 kernel --out DIR; DIR/ARCH/kernel.json of --arch) adds its
+                 kernel results to the report; several such DIRs (gcc,
+                 clang, arm64, riscv64 runs) merge into one kernel section
   --kernel       also build the Linux kernel stock and on katomic's C11
                  atomics (small config), boot and torture both under qemu:
                  `katomic kernel --config small --quick` into DIR/kernel
@@ -35,7 +37,8 @@ instrument's output in DIR/codegen, DIR/litmus, DIR/bench, and DIR/logs.
                  the kernel showed
 Exit status: 0 report written; 1 report written, but a forbidden litmus
 outcome was observed or a native probe is WEAKER than the kernel, or the
-C11 kernel failed a boot the stock kernel passed;
+C11 kernel failed a boot the stock kernel passed or its --arch code audit
+found a WEAKER kernel operation;
 2 usage error, an unwritable DIR or malformed saved JSON."""
 import os
 import re

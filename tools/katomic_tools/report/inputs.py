@@ -7,17 +7,22 @@ A run directory is what `katomic report` writes:
   litmus/BACKEND-CC.json  one katomic-litmus --json document per run
   bench/bench.json        katomic bench's document
   kernel/kernel.json      optional: katomic kernel's document (report --kernel,
-                          or copied in; docs/kernel-boot.md)
+                          or copied in; docs/kernel-boot.md); kernel/ARCH/kernel.json
+                          (katomic kernel --arch ARCH) too: merged (kernel_merge.py)
 `katomic report --from DIR` renders DIR again, or, when DIR holds no
 run.json but subdirectories that do (one per machine: copy each machine's
 report directory in), one report showing every machine.  A --from directory that holds only a
-kernel.json (a `katomic kernel --out DIR`) adds its kernel results to the
-run of the same machine name (else to the first run).
+kernel.json (a `katomic kernel --out DIR`: DIR/kernel.json, or
+DIR/ARCH/kernel.json of --arch) adds its kernel results to the run of the same
+machine name (else to the first run); several such directories are merged.
 """
 import os
 from dataclasses import dataclass, field
 
 from ..common import documents
+from .kernel_merge import merge as merge_kernel
+
+ARCH_DIRS = ("x86_64", "arm64", "riscv64")     # katomic kernel --arch ARCH writes OUT/ARCH/kernel.json
 
 
 @dataclass
@@ -45,24 +50,23 @@ def load(run_dir):
     for i, r in enumerate(st["litmus"].get("runs", [])):
         if r["status"] == "ok":
             litmus[i] = documents.read(os.path.join(run_dir, r["document"]), "litmus")
-    kpath = os.path.join(run_dir, KERNEL_DOC)
-    kernel = documents.read(kpath, "kernel") if os.path.isfile(kpath) else None
+    kernel = merge_kernel([documents.read(p, "kernel") for p in kernel_paths(os.path.join(run_dir, "kernel"))])
     return RunInputs(run_dir, run, _document(run_dir, st["codegen"], "codegen"), litmus,
                      _document(run_dir, st["bench"], "bench"), kernel)
 
 
-KERNEL_DOC = os.path.join("kernel", "kernel.json")
+def kernel_paths(d):
+    """The kernel.json files of directory d: d/kernel.json and d/ARCH/kernel.json."""
+    return [p for p in [os.path.join(d, "kernel.json")] + [os.path.join(d, a, "kernel.json") for a in ARCH_DIRS]
+            if os.path.isfile(p)]
 
 
-def kernel_dir_doc(d):
-    """The kernel.json of a --from directory that holds kernel results only
-    (DIR/kernel.json or DIR/kernel/kernel.json, no run.json), else None."""
+def kernel_dir_docs(d):
+    """The kernel.json files of a --from directory that holds kernel results only
+    (no run.json): those of DIR and of DIR/kernel; [] for a report directory."""
     if os.path.isfile(os.path.join(d, "run.json")):
-        return None
-    for rel in ("kernel.json", KERNEL_DOC):
-        if os.path.isfile(os.path.join(d, rel)):
-            return os.path.join(d, rel)
-    return None
+        return []
+    return kernel_paths(d) + kernel_paths(os.path.join(d, "kernel"))
 
 
 def find_runs(dirs):
@@ -70,7 +74,7 @@ def find_runs(dirs):
     run.json, else its subdirectories that have one (sorted).  ValueError if none."""
     runs = []
     for d in dirs:
-        if kernel_dir_doc(d):
+        if kernel_dir_docs(d):
             continue
         if os.path.isfile(os.path.join(d, "run.json")):
             runs.append(d)
@@ -88,9 +92,4 @@ def find_runs(dirs):
 def kernel_docs(dirs):
     """[(path, katomic-kernel document)] of the kernel-only --from directories;
     ValueError ('FILE: where: what') if one is malformed."""
-    out = []
-    for d in dirs:
-        p = kernel_dir_doc(d)
-        if p:
-            out.append((p, documents.read(p, "kernel")))
-    return out
+    return [(p, documents.read(p, "kernel")) for d in dirs for p in kernel_dir_docs(d)]

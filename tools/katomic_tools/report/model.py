@@ -57,7 +57,7 @@ class Model:
         self.losses = self._losses()
         self.answer, self.line = rules.answer(self)
         self.exit = rules.exit_status(self.litmus.forbidden(), self.weaker_native,
-                                      len(self.kernel.c11_regressions) if self.kernel else 0)
+                                      self.kernel.wrong if self.kernel else 0)
 
     # ---------------------------------------------------------------- stages
     def ok(self, stage):

@@ -27,10 +27,14 @@ def render(run_dirs, out, log, kernel_docs=()):
 
     Raises ValueError (one line: file, where, what) when an input is malformed."""
     loaded = [inputs.load(d) for d in run_dirs]
+    extra = {}
     for _, doc in kernel_docs:
         name = doc["machine"]["name"]
         target = next((i for i in loaded if i.run["machine"]["name"] == name), loaded[0])
-        target.kernel = doc
+        extra.setdefault(id(target), [target.kernel]).append(doc)
+    for i in loaded:        # several runs of one machine: one kernel section (kernel_merge.py)
+        if id(i) in extra:
+            i.kernel = inputs.merge_kernel(extra[id(i)])
     models = [Model(i) for i in loaded]
     merged = len(models) > 1
     for i, (m, label, d) in enumerate(zip(models, _labels(models, run_dirs), run_dirs)):

@@ -75,7 +75,11 @@ def machine_report(m):
     if k is not None:
         doc["kernel"] = {"boots": len(k.boots), "passed": len(k.boots) - len(k.failed), "c11_boots": len(k.c11),
                          "c11_passed": len(k.c11_passed), "c11_regressions": [k.label(b) for b in k.c11_regressions],
-                         "torture_s": k.torture_s, "kvm": k.kvm, "line": k.phrase()}
+                         "torture_s": k.torture_s, "kvm": k.kvm, "line": k.phrase(),
+                         "audits": [{"arch": a.get("arch", "x86_64"), "config": a["config"], "cc": a["cc"],
+                                     "text_delta": a["bloat"]["total_delta"],
+                                     "grown_over_16": len(a["bloat"].get("grown_over_16", [])),
+                                     "weaker": a.get("weaker")} for a in k.audit]}
     return doc
 
 

@@ -36,7 +36,8 @@ The answer, first rule that applies:
               or a probe compiles to code WEAKER than the kernel's ordering
               on this machine's architecture, or (kernel results present)
               the Linux kernel built on the C11 atomics failed a boot the
-              stock kernel passed;
+              stock kernel passed, or its code audit (--arch) judged a kernel
+              operation WEAKER than the kernel's own sequence;
   NOT YET     C11 is correct, but not AS FAST with some benchmarked compiler;
   INCOMPLETE  a stage failed, was skipped or could not run, or a kernel
               build or boot failed for the stock kernel too (nothing else wrong);
@@ -201,7 +202,7 @@ def answer(f):
     elif f.weaker_native > 0:
         ans, line = "NO", ("NO: %d probe(s) compile to code WEAKER than the kernel's ordering on %s (see the "
                            "codegen section)" % (f.weaker_native, f.native))
-    elif f.kernel is not None and f.kernel.c11_regressions:
+    elif f.kernel is not None and f.kernel.wrong:
         ans, line = "NO", "NO: " + f.kernel.phrase()
     elif f.speed and not all(is_as_fast(g) for _, g in f.speed):
         ans, line = "NOT YET", "NOT YET: C11 is correct here but slower than the asm (C11/asm geomean %s)" % f.speed_list()
@@ -233,7 +234,7 @@ def answer(f):
         line += "; the asm backend also showed %d forbidden outcome(s): check the runner and the CPU" % f.forbidden_asm
     if f.weaker_elsewhere:
         line += "; elsewhere: WEAKER probes: " + ", ".join(f.weaker_elsewhere)
-    if f.kernel is not None and not (ans == "NO" and f.kernel.c11_regressions):
+    if f.kernel is not None and not (ans == "NO" and f.kernel.wrong):
         line += "; " + f.kernel.phrase()
     return ans, line
 
@@ -259,5 +260,7 @@ def leading_number(s):
 # The Linux kernel on katomic's C11 atomics (docs/kernel-boot.md): each torture
 # test runs at least KERNEL_TORTURE_S seconds in a full run; a C11 boot that
 # fails where the stock kernel (same config, compiler, -smp) passed makes the
-# answer NO; other failed builds or boots make it INCOMPLETE.
+# answer NO, as does a kernel operation the code audit of an --arch kernel
+# judges WEAKER than the kernel's own sequence; other failed builds or boots
+# make it INCOMPLETE.
 KERNEL_TORTURE_S = 60

@@ -3,6 +3,8 @@ atomics, each booted under qemu with its self-tests and torture tests
 (docs/kernel-boot.md), and the code audit of the two (docs/kernel.md).
 From the optional katomic-kernel document (m.kernel); "" when absent."""
 from ...common.tables import Table, h, md_escape
+from .. import rules
+from ...kernel.audit import reason_groups
 
 TITLE = "The Linux kernel on C11"
 
@@ -39,17 +41,69 @@ def builds_table(k):
     return t
 
 
+TOP_GROWN = 5      # functions more than 16 bytes bigger shown per audit (all: kernel-audit.md)
+
+
 def audit_table(k):
-    if not k.audit:
+    """x86-64: stock vs the C11 arch layer, per config and compiler."""
+    if not k.x86_audit:
         return None
-    t = Table(["config", "cc", "text delta bytes", "functions grown", "functions shrunk",
-               "lock prefixes stock", "lock prefixes C11", "grew most"])
-    for a in k.audit:
+    t = Table(["config", "cc", "text delta bytes", "functions grown", "functions shrunk", "lock prefixes stock",
+               "lock prefixes C11", ".smp_locks stock", ".smp_locks C11", "functions >16 B bigger", "grew most"])
+    for a in k.x86_audit:
         bl = a["bloat"]
         top = ", ".join("%s %+d" % (f["fn"], f["delta"]) for f in bl["top_grown"][:3]) or "-"
+        sl = a.get("smp_locks", {})
         t.add(a["config"], a["cc"], "%+d" % bl["total_delta"], bl["grown"], bl["shrunk"],
-              a["lock_prefixes"]["stock"], a["lock_prefixes"]["c11"], top)
+              a["lock_prefixes"]["stock"], a["lock_prefixes"]["c11"], sl.get("stock", "-"), sl.get("c11", "-"),
+              len(bl["grown_over_16"]) if "grown_over_16" in bl else "-", top)
     return t
+
+
+INSN_COLS = (("full fences", ("full_fence",)), ("acquire/release", ("acq_rel",)), ("LL/SC loops", ("llsc_loop",)),
+             ("LSE/AMO", ("lse", "lse_full", "amo", "amo_full")),
+             ("of them fully ordered", ("lse_full", "amo_full")))
+
+
+def _insns(counts, keys):
+    return sum(counts.get(x, 0) for x in keys)
+
+
+def cross_table(k):
+    """--arch: stock vs the asm-generic C11 layer, per architecture, config and compiler."""
+    if not k.cross_audit:
+        return None
+    t = Table(["arch", "isa", "config", "cc", "text stock", "text C11", "text delta bytes"] +
+              ["%s stock -> C11" % c for c, _ in INSN_COLS] +
+              ["probes judged", "WEAKER", "functions >16 B bigger", "C11 boots"])
+    for a in k.cross_audit:
+        bl, ins = a["bloat"], a.get("insns", {"stock": {}, "c11": {}})
+        v = a.get("verdicts", {})
+        weaker = a.get("weaker", v.get("WEAKER", 0))
+        t.add(a["arch"], a.get("isa", "-"), a["config"], a["cc"], bl.get("total_before", "-"),
+              bl.get("total_after", "-"), "%+d" % bl["total_delta"],
+              *["%d -> %d" % (_insns(ins["stock"], keys), _insns(ins["c11"], keys)) for _, keys in INSN_COLS],
+              ", ".join("%s %d" % kv for kv in sorted(v.items())) or "-",
+              "%d FAIL" % weaker if weaker else "0",
+              len(bl["grown_over_16"]) if "grown_over_16" in bl else "-",
+              k.boot_verdict(a["config"], a["cc"], a.get("variant", "c11")))
+    return t
+
+
+def grown_lists(k):
+    """[(title, rows)] per audit: the functions more than 16 bytes bigger, the largest first."""
+    out = []
+    for a in k.audit:
+        rows = a["bloat"].get("grown_over_16")
+        if rows is None:
+            continue
+        title = "%s %s %s: %d function(s) more than 16 bytes bigger%s" % (
+            a.get("arch", "x86_64"), a["config"], a["cc"], len(rows),
+            (", the %d largest (all, with their reasons: kernel-audit.md)" % TOP_GROWN) if len(rows) > TOP_GROWN else "")
+        if rows:
+            title += "; by reason: " + "; ".join("%d %s" % ng for ng in reason_groups(rows))
+        out.append((title, sorted(rows, key=lambda r: -r["delta"])[:TOP_GROWN]))
+    return out
 
 
 def caption(k):
@@ -57,8 +111,9 @@ def caption(k):
     how = ("under KVM: the boot times are the kernel's" if k.kvm else
            "under TCG (qemu's emulator; KVM did not work here): the comparison is on code and correctness, "
            "boot times would measure the emulator and are not shown")
-    return ("Linux %s, built on %s (%s CPUs, load %s), %s; each torture test ran %d s" % (
-        k.doc["source"]["version"], m["name"], m["cpus"], m["load"], how, k.torture_s))
+    return ("Linux %s, built on %s (%s CPUs, load %s), %s; %s" % (
+        k.doc["source"]["version"], m["name"], m["cpus"], m["load"], how,
+        "each torture test ran %d s" % k.torture_s if k.boots else "no kernel booted in these runs"))
 
 
 def text(m):
@@ -66,9 +121,9 @@ def text(m):
     if k is None:
         return ""
     out = "\n%s: %s\n%s" % (TITLE, caption(k), boots_table(k).text())
-    a = audit_table(k)
-    if a is not None:
-        out += a.text()
+    for tab in (audit_table(k), cross_table(k)):
+        if tab is not None:
+            out += tab.text()
     return out
 
 
@@ -81,6 +136,14 @@ def markdown(m):
     a = audit_table(k)
     if a is not None:
         out += "\nCode, C11 against stock (docs/kernel.md):\n\n%s" % a.markdown()
+    c = cross_table(k)
+    if c is not None:
+        out += ("\nBringing up a new architecture: the asm-generic C11 layer against the architecture's own atomics "
+                "(katomic kernel --arch; instructions counted over vmlinux; the kernel's operations judged by the "
+                "codegen classifier, WEAKER is a failure):\n\n%s" % c.markdown())
+    for title, rows in grown_lists(k):
+        out += "\n%s:\n\n" % md_escape(title) + "".join(
+            "- %s %+d bytes: %s\n" % (md_escape(r["fn"]), r["delta"], md_escape(r["reason"])) for r in rows)
     if k.kept_asm:
         out += "\nStill inline asm in the C11 kernel:\n\n" + "".join(
             "- %s: %s\n" % (md_escape(x["what"]), md_escape(x["why"])) for x in k.kept_asm)
@@ -97,6 +160,14 @@ def html(m):
     a = audit_table(k)
     if a is not None:
         out += "<p>Code, C11 against stock (docs/kernel.md):</p>\n" + a.html(m.html_id("kernel-audit"))
+    c = cross_table(k)
+    if c is not None:
+        out += ("<p>Bringing up a new architecture: the asm-generic C11 layer against the architecture's own "
+                "atomics (katomic kernel --arch; instructions counted over vmlinux; the kernel's operations judged "
+                "by the codegen classifier, WEAKER is a failure):</p>\n" + c.html(m.html_id("kernel-arch"), rules.cell_colour))
+    for title, rows in grown_lists(k):
+        out += "<p>%s:</p>\n<ul>%s</ul>\n" % (h(title), "".join(
+            "<li>%s %+d bytes: %s</li>" % (h(r["fn"]), r["delta"], h(r["reason"])) for r in rows))
     if k.kept_asm:
         out += "<p>Still inline asm in the C11 kernel:</p>\n<ul>%s</ul>\n" % "".join(
             "<li>%s: %s</li>" % (h(x["what"]), h(x["why"])) for x in k.kept_asm)
