@@ -54,6 +54,19 @@ fi
 
 """
 
+# The same for each module, right after `ld -r` links the .ko (smplocks_ko.py:
+# the entries are relocations there).  Part of cmd_ld_ko_o, so if_changed
+# relinks and reruns it together.
+SMP_LOCKS_KO_STEP = """# katomic: the compiler's lock prefixes into the module's .smp_locks (UP lock elision)
+ifeq ($(CONFIG_X86_ATOMIC_C11)$(CONFIG_SMP),yy)
+cmd_ld_ko_o += && { if [ -z "$$KATOMIC_TOOLS" ]; then \\
+		echo >&2 "KATOMIC_TOOLS is not set: build this tree with katomic kernel (it records the compiler lock prefixes in .smp_locks)"; \\
+		exit 1; fi; \\
+	OBJDUMP=objdump PYTHONPATH="$$KATOMIC_TOOLS" python3 -m katomic_tools.kernel.smplocks $@; }
+endif
+
+"""
+
 
 # (file, anchor regex, where, text): `where` is "before" or "after" the first
 # line matching the anchor; ("wrap", start, end) puts the kernel's lines from
@@ -75,6 +88,7 @@ EDITS = [
     # post-link step that fills it (katomic_tools/kernel/smplocks.py).
     ("arch/x86/kernel/vmlinux.lds.S", r"^\s*\*\(\.smp_locks\)$", "after", SMP_LOCKS_ROOM),
     ("scripts/link-vmlinux.sh", r"^# step a \(see comment above\)$", "before", SMP_LOCKS_STEP),
+    ("scripts/Makefile.modfinal", r"^quiet_cmd_btf_ko = ", "before", SMP_LOCKS_KO_STEP),
 ]
 
 
