@@ -75,6 +75,15 @@ class Module:
         h = self.elf.headers[self.symtab]
         self.syms = [SYM.unpack_from(data, h[4] + i * SYM.size) for i in range(h[5] // SYM.size)]
 
+    def symbol(self, name):
+        """(section name, value, size) of the first symbol called `name` defined in a section."""
+        st = self.elf.headers[self.elf.headers[self.symtab][6]][4]
+        want = name.encode() + b"\0"
+        for st_name, _, _, sh, value, size in self.syms:
+            if 0 < sh < SHN_LORESERVE and self.data[st + st_name:st + st_name + len(want)] == want:
+                return self.names[sh], value, size
+        raise Error("%s: no symbol %s defined in it" % (self.path, name))
+
     def index(self, name):
         found = [i for i, n in enumerate(self.names) if n == name]
         if len(found) > 1:
