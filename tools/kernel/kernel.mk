@@ -7,7 +7,10 @@
 #                       the generated arch layer in user space per compiler, the
 #                       patch against linux-source-6.12 (skipped without it), bad input;
 #                       the .smp_locks post-link step on synthetic kernels (tests/kernel/check-smplocks.py)
-#                       and synthetic modules (tests/kernel/check-smplocks-ko.py)
+#                       and synthetic modules (tests/kernel/check-smplocks-ko.py); when a C11 kernel
+#                       build exists (KATOMIC_SMPLOCKS_KBUILD, default small-gcc-c11 in the cache),
+#                       its -smp 1 guest reading its own lock sites (tests/kernel/check-smplocks-boot.py;
+#                       otherwise a note)
 KERNEL_ARGS ?=
 
 .PHONY: kernel check-kernel check-kernel-cross
@@ -21,7 +24,8 @@ check-kernel:
 	@command -v python3 >/dev/null 2>&1 || { echo 'note: python3 not installed: check-kernel skipped'; exit 0; }; \
 	 python3 tests/kernel/check-kernel.py $(BUILD)/check-kernel $(HAVE_CCS) && \
 	 python3 tests/kernel/check-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
-	 python3 tests/kernel/check-smplocks-ko.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc)
+	 python3 tests/kernel/check-smplocks-ko.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
+	 python3 tests/kernel/check-smplocks-boot.py $(BUILD)/check-kernel
 
 # The asm-generic C11 layer (`katomic kernel --arch arm64|riscv64`) on the
 # Debian cross compilers, run under qemu-user, its fences read from the code

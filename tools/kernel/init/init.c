@@ -210,11 +210,19 @@ static void probe(const struct plan *p, const char *when)
 		say("probe %s unload-failed: %s", when, strerror(errno));
 }
 
-/* cpu1 online (once), then the probe. */
+/* cpu1 online (once), then the probe.  A CPU the host hot-adds (qemu
+ * device_add) shows up in sysfs when ACPI reports it: wait up to 60 s. */
 static void cpu1_online(struct plan *p)
 {
-	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+	int fd, waited = 0;
 
+	while ((fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY)) < 0 && errno == ENOENT &&
+	       waited < 60) {
+		if (!waited)
+			say("waiting for cpu1");
+		sleep_s(1);
+		waited++;
+	}
 	p->cpu1_s = -1;
 	if (fd < 0) {
 		say("cpu1 online failed: %s", strerror(errno));
