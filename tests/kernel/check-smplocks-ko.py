@@ -41,16 +41,7 @@ ASM = """
   .globl f
 f:
   nop
-A: lock xaddl %eax, (%rdi)
-B: lock cmpxchgq %rsi, 8(%rdi)
-R: lock incl (%rdi)
-K: .byte 0x3e; lock decl (%rdi)
-C: lock btsq $3, 16(%rdi)
-F: lock addl $0, -4(%rsp)
-S: lock orq %rax, 8(%rsp)
-  xchgl %eax, (%rdi)
-  ret
-@TEXT@
+""" + base.SITES_ASM + """
   .section .text.unlikely, "ax"
   nop
   nop
@@ -59,9 +50,7 @@ X: lock andl $5, (%rdi)
   .section .exit.text, "ax"
 E: lock decq (%rdi)
   ret
-  .section .init.text, "ax"
-I: lock orl $1, (%rdi)
-  ret
+""" + base.INIT_ASM + """
 @LOCKS@
 @ALT@
 """
@@ -88,16 +77,22 @@ def out(cmd):
     return r.returncode, r.stdout, r.stderr
 
 
-def readelf_table(path):
-    """[(section, offset)] of .rela.smp_locks in entry order, read by readelf (binutils)."""
+def readelf_symbols(path):
+    """({index: section name}, {symbol: (section name, value)}) by readelf -SW and -sW."""
     _, secs, _ = out(["readelf", "-SW", path])
     names = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", secs, re.M)}
     _, syms, _ = out(["readelf", "-sW", path])
-    sym_sec = {}
+    res = {}
     for line in syms.splitlines():
         w = line.split()
         if len(w) == 8 and w[0].endswith(":") and w[6].isdigit():
-            sym_sec[w[7]] = names[int(w[6])]
+            res[w[7]] = (names[int(w[6])], int(w[1], 16))
+    return names, res
+
+
+def readelf_table(path):
+    """[(section, offset)] of .rela.smp_locks in entry order, read by readelf (binutils)."""
+    names, syms = readelf_symbols(path)
     _, rel, _ = out(["readelf", "-rW", path])
     m = re.search(r"Relocation section '\.rela\.smp_locks'.*?\n.*?\n((?:[0-9a-f]+ .*\n?)*)", rel)
     rows = []
@@ -108,22 +103,14 @@ def readelf_table(path):
             rows.append(("bad row", line))
             continue
         add = int(w[6], 16) * (1 if w[5] == "+" else -1)
-        sec = w[4] if w[4] in names.values() else sym_sec.get(w[4], "?")
+        sec = w[4] if w[4] in names.values() else syms.get(w[4], ("?",))[0]
         rows.append((int(w[0], 16), sec, int(w[3], 16) + add))
     return rows
 
 
 def labels(path):
     """{label: (section, offset)} by readelf -sW."""
-    _, secs, _ = out(["readelf", "-SW", path])
-    names = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", secs, re.M)}
-    _, syms, _ = out(["readelf", "-sW", path])
-    res = {}
-    for line in syms.splitlines():
-        w = line.split()
-        if len(w) == 8 and w[0].endswith(":") and w[6].isdigit() and w[7] in SITES + ("R", "I", "K", "F"):
-            res[w[7]] = (names[int(w[6])], int(w[1], 16))
-    return res
+    return {k: v for k, v in readelf_symbols(path)[1].items() if k in SITES + ("R", "I", "K", "F")}
 
 
 def linked_entries(tmp, cc, ko):

@@ -40,12 +40,8 @@ SECTIONS {
 
 # Sites: A, B, C compiler-like; R recorded by asm (LOCK_PREFIX-style); K marked
 # to stay locked (DS before lock); F a fence on the stack (kept); S an atomic on a
-# stack object (recorded); I in .init.text.
-ASM = """
-  .text
-  .globl _start
-_start:
-  nop
+# stack object (recorded); I in .init.text.  (check-smplocks-ko.py uses the same.)
+SITES_ASM = """
 A: lock xaddl %eax, (%rdi)
 B: lock cmpxchgq %rsi, 8(%rdi)
 R: lock incl (%rdi)
@@ -56,9 +52,18 @@ S: lock orq %rax, 8(%rsp)
   xchgl %eax, (%rdi)
   ret
 @TEXT@
+"""
+INIT_ASM = """
   .section .init.text, "ax"
 I: lock orl $1, (%rdi)
   ret
+"""
+ASM = """
+  .text
+  .globl _start
+_start:
+  nop
+""" + SITES_ASM + INIT_ASM + """
   .section .smp_locks, "a"
   .long R - .
   .long I - .

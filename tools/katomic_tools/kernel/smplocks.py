@@ -124,12 +124,17 @@ def elf_offset(elf, a):
     return None
 
 
-def run(path, list_sites=False, dry_run=False, out=sys.stdout):
+def read(path):
+    """The file's bytes; Error naming it when it cannot be read."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError as e:
         raise Error("%s: %s" % (path, e.strerror)) from e
+
+
+def run(path, list_sites=False, dry_run=False, out=sys.stdout):
+    data = read(path)
     elf = uplocks.Elf(path, data)
     sy = symbols(elf, SYMS)
     missing = [n for n in SYMS if n not in sy]
@@ -229,11 +234,7 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
 
 def run_any(path, list_sites=False, dry_run=False):
     """vmlinux (linked) or a module (.ko, relocatable: smplocks_ko)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(18)
-    except OSError as e:
-        raise Error("%s: %s" % (path, e.strerror)) from e
+    head = read(path)[:18]
     if len(head) == 18 and head[:4] == b"\x7fELF" and struct.unpack_from("<H", head, 16)[0] == 1:
         from . import smplocks_ko
         return smplocks_ko.run(path, list_sites, dry_run)

@@ -78,7 +78,7 @@ def module_sites(ko):
     buf = io.StringIO()
     try:
         smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
-        sec, value, size = smplocks_ko.Module(ko, open(ko, "rb").read()).symbol(SUBJECT)
+        sec, value, size = smplocks_ko.Module(ko).symbol(SUBJECT)
     except Error as e:
         die(str(e))
     rec, kept = [], []

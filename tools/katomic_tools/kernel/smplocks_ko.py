@@ -42,7 +42,7 @@ Run twice, the second run adds nothing and writes nothing.
 import struct
 import sys
 
-from .smplocks import kept_locked, uplocks, Error
+from .smplocks import kept_locked, read, uplocks, Error
 
 TABLE, RELA = ".smp_locks", ".rela.smp_locks"
 SHT_PROGBITS, SHT_SYMTAB, SHT_RELA = 1, 2, 4
@@ -62,8 +62,9 @@ GUARDS = ((".altinstructions", 14, None, "the original instruction of an alterna
 
 
 class Module:
-    def __init__(self, path, data):
-        self.path, self.data = path, data
+    def __init__(self, path, data=None):
+        self.path = path
+        self.data = data = read(path) if data is None else data
         self.elf = uplocks.Elf(path, data, relocatable=True)
         if self.elf.type != 1:
             raise Error("%s: not a relocatable object (a .ko)" % path)
@@ -156,12 +157,7 @@ def guarded(m):
 
 
 def run(path, list_sites=False, dry_run=False, out=sys.stdout):
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise Error("%s: %s" % (path, e.strerror)) from e
-    m = Module(path, data)
+    m = Module(path, read(path))
     by_name = uplocks.lock_sites_by_section(path)
     found = {}                                  # (section index, offset) -> site
     for name, sites in by_name.items():
@@ -188,7 +184,7 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     if stale:
         sec, at = stale[0]
         s = m.elf.sections[sec]
-        held = "0x%02x" % data[s[4] + at] if at < s[5] else "no byte"
+        held = "0x%02x" % m.data[s[4] + at] if at < s[5] else "no byte"
         raise Error("%s: stale %s: an entry names %s+0x%x, which holds %s, not a lock prefix (%d such "
                     "entries): link the module again" % (path, TABLE, s[0], at, held, len(stale)))
     repl = m.index(".altinstr_replacement")
