@@ -146,10 +146,14 @@ def guarded(m):
         if sec is None:
             continue
         rela = m.rela_for(sec)
-        off = m.elf.sections[sec][4]
+        off, sec_size = m.elf.sections[sec][4], m.elf.sections[sec][5]
         for r_off, info, addend in m.relocs(rela) if rela is not None else ():
+            if r_off + 4 > sec_size:
+                raise Error("%s: a relocation at 0x%x lies beyond section %s" % (m.path, r_off, name))
             if r_off % size:
                 continue                    # a later field (replacement, target, key)
+            if r_off + size > sec_size:
+                raise Error("%s: section %s ends inside an entry (%d bytes each)" % (m.path, name, size))
             shndx, at = m.target(info >> 32, addend, name)
             n = length if length is not None else m.data[off + r_off + 12]
             out.append((shndx, at, at + n, what))
