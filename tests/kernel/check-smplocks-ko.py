@@ -12,7 +12,7 @@ linked by ld into an executable, must have .smp_locks entries (resolved by
 ld from our relocations) naming exactly the lock bytes.  Run twice: the same
 bytes.  Refused (exit 1, one line, file unchanged): a lock in an
 alternative's replacement the table lacks, a lock in an alternative's
-original bytes, a stale entry.
+original bytes, at a jump label, at an inline static call; a stale entry.
 usage: check-smplocks-ko.py BUILD_DIR CC
 """
 import os
@@ -205,6 +205,18 @@ def main(argv):
     with open(ko, "rb") as f:
         before = f.read()
     base.refused(t, base.step(ko), ko, before, "alt", "alternative", ".altinstructions")
+
+    # A lock at a jump label's or an inline static call's site (their key: an undefined
+    # symbol, as a static key in vmlinux is to a module).
+    for name, table, what in (
+            ("jump", '  .section __jump_table, "aw"\n  .balign 8\n  .long Z - .\n  .long f - .\n  .quad key - .',
+             "__jump_table"),
+            ("static-call", '  .section .static_call_sites, "aw"\n  .long Z - .\n  .long key - .',
+             ".static_call_sites")):
+        ko = build(tmp, cc, name, text="Z: lock incl 4(%rdi)\n  nop", alt=table)
+        with open(ko, "rb") as f:
+            before = f.read()
+        base.refused(t, base.step(ko), ko, before, name, what)
 
     # A stale table: an entry in module text that names no lock prefix.
     ko = build(tmp, cc, "stale", locks='  .section .smp_locks, "a"\n  .long f - .')
