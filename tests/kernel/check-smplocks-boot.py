@@ -1,7 +1,10 @@
 """make check-kernel: a C11 kernel on one CPU patches its compiler's lock prefixes (TAP-like).
 
 When a C11 kernel build exists (KATOMIC_SMPLOCKS_KBUILD, else katomic
-kernel's small-gcc-c11 in its cache), boot it under qemu with -smp 1 and
+kernel's small-gcc-c11 in its cache), check its modules as the build's hook
+left them: `readelf -r` (binutils) lists in .rela.smp_locks exactly the lock
+sites of module text the decoder finds, but the ones kept locked, and the
+step has nothing left to add.  Then boot it under qemu with -smp 1 and
 let the guest read its own text (katomic_tools.kernel.smplocks_boot): every
 site the vmlinux step recorded and every site the module step recorded in
 the probe module must hold 0x3e, every other lock site 0xf0; self-tests
@@ -21,6 +24,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common.tap import Tap            # noqa: E402
 from katomic_tools.kernel.tree import kcache        # noqa: E402
+
+sys.path.insert(0, HERE)
+from importlib import import_module                 # noqa: E402
+ko_test = import_module("check-smplocks-ko")        # readelf_table()
 
 READING = re.compile(r"^  ((?:module-)?(?:un)?recorded): (\d+) sites, (\d+) hold 0xf0, (\d+) hold 0x3e", re.M)
 
@@ -55,6 +62,16 @@ def main(argv):
     for tool in ("qemu-system-x86_64", "timeout", "objdump", "gcc-12"):
         if not shutil.which(tool):
             return skip(t, "%s not found" % tool)
+    with open(os.path.join(kb, "modules.order")) as f:
+        mods = [os.path.join(kb, l.strip()[:-2] + ".ko") for l in f if l.strip().endswith(".o")]
+    for ko in mods:
+        r = run(["katomic_tools.kernel.smplocks", "--list", "--dry-run", ko])
+        tags = [l.split("\t") for l in r.stdout.splitlines() if "\t" in l]
+        listed = sorted((a.split("+0x")[0], int(a.split("+0x")[1], 16)) for a, _, tag in tags if tag == "table")
+        by_readelf = sorted(row[1:] for row in ko_test.readelf_table(ko))
+        t.check(r.returncode == 0 and "found 0 new" in r.stdout and listed == by_readelf and listed,
+                "%s: readelf -r lists the %d sites the decoder finds recorded (%d kept locked), none left to add"
+                % (os.path.relpath(ko, kb), len(by_readelf), sum(1 for x in tags if x[2] == "kept locked")))
     out = os.path.join(os.path.abspath(argv[0]), "smplocks-boot")
     os.makedirs(out, exist_ok=True)
     # The decoder's list of vmlinux (~30 s), kept while vmlinux is unchanged.
