@@ -17,8 +17,6 @@ usage: check-smplocks-ko.py BUILD_DIR CC
 """
 import os
 import re
-import shutil
-import struct
 import subprocess
 import sys
 
@@ -26,7 +24,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "up"))
-from katomic_tools.common.tap import Tap            # noqa: E402
 import uplocks                                      # noqa: E402
 
 sys.path.insert(0, HERE)
@@ -138,18 +135,10 @@ def linked_entries(tmp, cc, ko):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: check-smplocks-ko.py BUILD_DIR CC", file=sys.stderr)
-        return 2
-    outdir, cc = argv
-    t = Tap()
-    for tool in ("objdump", "readelf", "ld", "nm", cc):
-        if not shutil.which(tool):
-            print("# note: %s not found: the module .smp_locks step's checks skipped" % tool)
-            return t.summary()
-    tmp = os.path.join(outdir, "smplocks-ko")
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
+    t, tmp, cc = base.start(argv, "check-smplocks-ko.py", ("objdump", "readelf", "ld", "nm"),
+                            "the module .smp_locks step's", "smplocks-ko")
+    if t is None:
+        return tmp
 
     # plain: R is the compiler's too; table: R and I (.init.text, left there) are the asm's;
     # object: as the assembler left it, without section symbols (gas omits unused ones): each

@@ -130,19 +130,28 @@ def refused(t, r, path, before, *words):
                                                                       ": " + lines[0][:160]))
 
 
-def main(argv):
+def start(argv, prog, tools, what, sub):
+    """(Tap, a fresh BUILD_DIR/sub, CC), or (None, exit status, None): bad usage (2) or a tool
+    missing (a note, the empty summary)."""
     if len(argv) != 2:
-        print("usage: check-smplocks.py BUILD_DIR CC", file=sys.stderr)
-        return 2
+        print("usage: %s BUILD_DIR CC" % prog, file=sys.stderr)
+        return None, 2, None
     out, cc = argv
     t = Tap()
-    for tool in ("objdump", "nm", cc):
+    for tool in tools + (cc,):
         if not shutil.which(tool):
-            print("# note: %s not found: the .smp_locks step's checks skipped" % tool)
-            return t.summary()
-    tmp = os.path.join(out, "smplocks")
+            print("# note: %s not found: %s checks skipped" % (tool, what))
+            return None, t.summary(), None
+    tmp = os.path.join(out, sub)
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
+    return t, tmp, cc
+
+
+def main(argv):
+    t, tmp, cc = start(argv, "check-smplocks.py", ("objdump", "nm"), "the .smp_locks step's", "smplocks")
+    if t is None:
+        return tmp
 
     p = link(tmp, cc, "known")
     s = syms(p)
