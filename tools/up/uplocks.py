@@ -86,7 +86,9 @@ class Elf:
         if e_machine != 62:
             raise Error(f"{path}: not an x86-64 ELF file (e_machine {e_machine})")
         self.type = e_type
-        if e_type not in ((1, 2, 3) if relocatable else (2, 3)):
+        if relocatable and e_type not in (1, 2, 3):
+            raise Error(f"{path}: not a relocatable object, executable or shared object (ELF type {e_type})")
+        if not relocatable and e_type not in (2, 3):
             raise Error(f"{path}: not a linked executable or shared object (ELF type {e_type}): "
                         "run katomic uplocks after linking")
         shoff, = struct.unpack_from("<Q", data, 40)
