@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -168,7 +169,22 @@ def main(argv):
         t.check(one_clear_line(r, "patch not found", "apt-get install patch"),
                 "patch(1) missing: one line naming the package, exit 2")
     refresh_keeps_mode(t)
+    refresh_drops_old_hunks(t)
     return t.summary()
+
+
+@contextmanager
+def kernel_cache(path):
+    """KATOMIC_KERNEL_CACHE set to `path` for the block, restored after."""
+    old = os.environ.get("KATOMIC_KERNEL_CACHE")
+    os.environ["KATOMIC_KERNEL_CACHE"] = path
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["KATOMIC_KERNEL_CACHE"]
+        else:
+            os.environ["KATOMIC_KERNEL_CACHE"] = old
 
 
 def refresh_keeps_mode(t):
@@ -186,25 +202,51 @@ def refresh_keeps_mode(t):
         def diff(word):
             return ("--- a/scripts/link.sh\n+++ b/scripts/link.sh\n@@ -1,2 +1,3 @@\n"
                     " #!/bin/sh\n echo one\n+echo %s\n" % word)
-        old = os.environ.get("KATOMIC_KERNEL_CACHE")
-        os.environ["KATOMIC_KERNEL_CACHE"] = os.path.join(tmp, "cache")
-        try:
-            modes = []
-            for word in ("two", "three"):
-                dest = patch.patched_tree(src, diff(word))
-                with open(os.path.join(dest, "scripts", "link.sh")) as f:
-                    text = f.read()
-                modes.append((word in text, os.stat(os.path.join(dest, "scripts", "link.sh")).st_mode & 0o777))
-        except KernelError as e:
-            modes = [str(e)]
-        finally:
-            if old is None:
-                del os.environ["KATOMIC_KERNEL_CACHE"]
-            else:
-                os.environ["KATOMIC_KERNEL_CACHE"] = old
+        with kernel_cache(os.path.join(tmp, "cache")):
+            try:
+                modes = []
+                for word in ("two", "three"):
+                    dest = patch.patched_tree(src, diff(word))
+                    with open(os.path.join(dest, "scripts", "link.sh")) as f:
+                        text = f.read()
+                    modes.append((word in text, os.stat(os.path.join(dest, "scripts", "link.sh")).st_mode & 0o777))
+            except KernelError as e:
+                modes = [str(e)]
         t.check(modes == [(True, 0o755), (True, 0o755)],
                 "a patched copy made, then refreshed for a new patch, keeps an executable script executable (%s)"
                 % modes)
+
+
+def refresh_drops_old_hunks(t):
+    """A patched copy refreshed for a patch that no longer touches a file (a hook
+    dropped, a file no longer added) gets the pristine text back, or loses the file:
+    a stale scripts/Makefile.modfinal hook would run a step the tools lack."""
+    with tempfile.TemporaryDirectory(prefix="katomic-drop-") as tmp:
+        src = os.path.join(tmp, "linux")
+        os.makedirs(os.path.join(src, "scripts"))
+        for name in ("a", "b"):
+            with open(os.path.join(src, "scripts", name), "w") as f:
+                f.write("one\n")
+
+        def hunk(name, word):
+            return "--- a/scripts/%s\n+++ b/scripts/%s\n@@ -1 +1,2 @@\n one\n+%s\n" % (name, name, word)
+        added = "--- a/scripts/new\n+++ b/scripts/new\n@@ -0,0 +1 @@\n+new\n"
+        with kernel_cache(os.path.join(tmp, "cache")):
+            try:
+                patch.patched_tree(src, hunk("a", "two") + hunk("b", "hook") + added)
+                dest = patch.patched_tree(src, hunk("a", "three"))
+                got = []
+                for name in ("a", "b"):
+                    with open(os.path.join(dest, "scripts", name)) as f:
+                        got.append(f.read())
+                got.append(os.path.exists(os.path.join(dest, "scripts", "new")))
+                with open(os.path.join(src, "scripts", "b")) as f:
+                    got.append(f.read())
+            except KernelError as e:
+                got = [str(e)]
+        t.check(got == ["one\nthree\n", "one\n", False, "one\n"],
+                "refreshed for a patch that drops a file's hunk: that file is pristine again, a file only "
+                "the old patch added is gone, the pristine tree untouched (%s)" % got)
 
 
 if __name__ == "__main__":

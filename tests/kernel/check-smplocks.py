@@ -40,12 +40,8 @@ SECTIONS {
 
 # Sites: A, B, C compiler-like; R recorded by asm (LOCK_PREFIX-style); K marked
 # to stay locked (DS before lock); F a fence on the stack (kept); S an atomic on a
-# stack object (recorded); I in .init.text.
-ASM = """
-  .text
-  .globl _start
-_start:
-  nop
+# stack object (recorded); I in .init.text.  (check-smplocks-ko.py uses the same.)
+SITES_ASM = """
 A: lock xaddl %eax, (%rdi)
 B: lock cmpxchgq %rsi, 8(%rdi)
 R: lock incl (%rdi)
@@ -56,9 +52,18 @@ S: lock orq %rax, 8(%rsp)
   xchgl %eax, (%rdi)
   ret
 @TEXT@
+"""
+INIT_ASM = """
   .section .init.text, "ax"
 I: lock orl $1, (%rdi)
   ret
+"""
+ASM = """
+  .text
+  .globl _start
+_start:
+  nop
+""" + SITES_ASM + INIT_ASM + """
   .section .smp_locks, "a"
   .long R - .
   .long I - .
@@ -125,19 +130,28 @@ def refused(t, r, path, before, *words):
                                                                       ": " + lines[0][:160]))
 
 
-def main(argv):
+def start(argv, prog, tools, what, sub):
+    """(Tap, a fresh BUILD_DIR/sub, CC), or (None, exit status, None): bad usage (2) or a tool
+    missing (a note, the empty summary)."""
     if len(argv) != 2:
-        print("usage: check-smplocks.py BUILD_DIR CC", file=sys.stderr)
-        return 2
+        print("usage: %s BUILD_DIR CC" % prog, file=sys.stderr)
+        return None, 2, None
     out, cc = argv
     t = Tap()
-    for tool in ("objdump", "nm", cc):
+    for tool in tools + (cc,):
         if not shutil.which(tool):
-            print("# note: %s not found: the .smp_locks step's checks skipped" % tool)
-            return t.summary()
-    tmp = os.path.join(out, "smplocks")
+            print("# note: %s not found: %s checks skipped" % (tool, what))
+            return None, t.summary(), None
+    tmp = os.path.join(out, sub)
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
+    return t, tmp, cc
+
+
+def main(argv):
+    t, tmp, cc = start(argv, "check-smplocks.py", ("objdump", "nm"), "the .smp_locks step's", "smplocks")
+    if t is None:
+        return tmp
 
     p = link(tmp, cc, "known")
     s = syms(p)

@@ -76,7 +76,7 @@ def text_hash(ranges):
 
 
 class Elf:
-    def __init__(self, path, data):
+    def __init__(self, path, data, relocatable=False):
         self.path, self.data = path, data
         if data[:4] != b"\x7fELF":
             raise Error(f"{path}: not an ELF file")
@@ -85,14 +85,21 @@ class Elf:
         e_type, e_machine = struct.unpack_from("<HH", data, 16)
         if e_machine != 62:
             raise Error(f"{path}: not an x86-64 ELF file (e_machine {e_machine})")
-        if e_type not in (2, 3):
+        self.type = e_type
+        if relocatable and e_type not in (1, 2, 3):
+            raise Error(f"{path}: not a relocatable object, executable or shared object (ELF type {e_type})")
+        if not relocatable and e_type not in (2, 3):
             raise Error(f"{path}: not a linked executable or shared object (ELF type {e_type}): "
                         "run katomic uplocks after linking")
         shoff, = struct.unpack_from("<Q", data, 40)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 58)
         if not shoff or shentsize != 64 or shoff + shnum * 64 > len(data):
             raise Error(f"{path}: no usable section headers")
-        raw = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * 64) for i in range(shnum)]
+        if shnum == 0 or shstrndx >= shnum:
+            raise Error(f"{path}: no usable section headers (extended section numbering is not supported)")
+        self.shoff, self.shnum, self.shstrndx = shoff, shnum, shstrndx
+        # Every field of each header (name, type, flags, addr, offset, size, link, info, align, entsize).
+        self.headers = raw = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * 64) for i in range(shnum)]
         stroff, strsize = raw[shstrndx][4], raw[shstrndx][5]
         self.sections = []
         for name, stype, flags, addr, off, size, *_ in raw:
@@ -152,11 +159,12 @@ def check_site(path, addr, raw, text):
 
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\t([0-9a-f]{2}(?: [0-9a-f]{2})*)\s*\t?(.*)$")
+SECTION = re.compile(r"^Disassembly of section (\S+):$")
 
 
-def lock_sites(path):
-    """{address of the 0xF0 byte: (instruction address, bytes, text, marked to keep)} over every
-    executable section."""
+def lock_sites_by_section(path):
+    """{section name: {address of the 0xF0 byte: (instruction address, bytes, text, marked to
+    keep)}} over every executable section (in a relocatable object each section starts at 0)."""
     objdump = os.environ.get("OBJDUMP", "objdump")
     if not shutil.which(objdump):
         raise Error(f"{path}: cannot disassemble it: {objdump} not found: install binutils (or set OBJDUMP)")
@@ -167,8 +175,12 @@ def lock_sites(path):
         raise Error(f"cannot run {objdump}: {e}") from e
     if out.returncode:
         raise Error(f"{path}: {objdump} -d failed: {out.stderr.strip().splitlines()[-1:] or '?'}")
-    sites = {}
+    by_section, sites = {}, {}
     for line in out.stdout.splitlines():
+        m = SECTION.match(line)
+        if m:
+            sites = by_section.setdefault(m.group(1), {})
+            continue
         m = LINE.match(line)
         if not m:
             continue
@@ -185,6 +197,15 @@ def lock_sites(path):
         addr = int(m.group(1), 16)
         at, marked = check_site(path, addr, raw, text)
         sites[addr + at] = (addr, raw, text.strip(), marked)
+    return by_section
+
+
+def lock_sites(path):
+    """{address of the 0xF0 byte: (instruction address, bytes, text, marked to keep)} over every
+    executable section of a linked file."""
+    sites = {}
+    for s in lock_sites_by_section(path).values():
+        sites.update(s)
     return sites
 
 
@@ -258,31 +279,37 @@ def scan(path, list_sites=False, dry_run=False):
           f"{len(xs)} executable sections, {text_bytes} bytes, hash 0x{h:016x}")
 
 
-def main(argv):
+def cli(argv, prog, usage, doc, run_one):
+    """The option loop katomic uplocks and the kernel's smplocks share: --list, --dry-run, files;
+    run_one(path, list_sites, dry_run) raises Error, printed as one line (exit 1; 2: bad usage)."""
     opts = {"--list": False, "--dry-run": False}
-    progs = []
+    files = []
     for a in argv:
         if a in opts:
             opts[a] = True
         elif a in ("-h", "--help"):
-            print(__doc__.strip())
+            print(doc.strip())
             return 0
         elif a.startswith("-"):
-            print(f"katomic uplocks: unknown option '{a}' (--list, --dry-run)", file=sys.stderr)
+            print(f"{prog}: unknown option '{a}' (--list, --dry-run)", file=sys.stderr)
             return 2
         else:
-            progs.append(a)
-    if not progs:
-        print("usage: katomic uplocks [--list] [--dry-run] PROG...", file=sys.stderr)
+            files.append(a)
+    if not files:
+        print(f"usage: {usage}", file=sys.stderr)
         return 2
     rc = 0
-    for p in progs:
+    for p in files:
         try:
-            scan(p, opts["--list"], opts["--dry-run"])
+            run_one(p, opts["--list"], opts["--dry-run"])
         except Error as e:
-            print(f"katomic uplocks: {e}", file=sys.stderr)
+            print(f"{prog}: {e}", file=sys.stderr)
             rc = 1
     return rc
+
+
+def main(argv):
+    return cli(argv, "katomic uplocks", "katomic uplocks [--list] [--dry-run] PROG...", __doc__, scan)
 
 
 if __name__ == "__main__":

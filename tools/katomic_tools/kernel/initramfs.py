@@ -78,13 +78,14 @@ def write_cpio(path, entries):
             ino += 1
 
 
-def build(out_dir, cc="gcc", torture_s=10, kbuild=None, locks=DEFAULT_LOCKS, rcu=True):
+def build(out_dir, cc="gcc", torture_s=10, kbuild=None, locks=DEFAULT_LOCKS, rcu=True, extra=()):
     """Build /init with `cc` and write out_dir/initramfs.cpio; returns its path.
 
     kbuild: a kernel O= build directory whose torture modules go in (none:
     /init reports the torture runs as load-failed, which fails the boot).
     torture_s, locks, rcu: the plan in /katomic.conf, the kernel command line
-    (boot.kernel_cmdline) overrides it."""
+    (boot.kernel_cmdline) overrides it.  extra: more (name, kind, data) entries
+    (the .smp_locks probe module and its parameters, smplocks_boot)."""
     os.makedirs(out_dir, exist_ok=True)
     init = build_init(os.path.join(out_dir, "init"), cc)
     with open(init, "rb") as f:
@@ -99,6 +100,7 @@ def build(out_dir, cc="gcc", torture_s=10, kbuild=None, locks=DEFAULT_LOCKS, rcu
             if os.path.exists(src):
                 with open(src, "rb") as f:
                     entries.append(("lib/katomic/" + name, "file", f.read()))
+    entries.extend(extra)
     out = os.path.join(out_dir, "initramfs.cpio")
     write_cpio(out, entries)
     return out

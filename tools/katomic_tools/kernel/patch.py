@@ -54,6 +54,22 @@ fi
 
 """
 
+# The same for each module, right after `ld -r` links the .ko (smplocks_ko.py:
+# the entries are relocations there).  Part of cmd_ld_ko_o, so if_changed
+# relinks and reruns it together.
+SMP_LOCKS_KO_STEP = """# katomic: the compiler's lock prefixes into the module's .smp_locks (UP lock elision)
+ifeq ($(CONFIG_X86_ATOMIC_C11)$(CONFIG_SMP),yy)
+cmd_ld_ko_o += && { if [ -z "$$KATOMIC_TOOLS" ]; then \\
+		echo >&2 "KATOMIC_TOOLS is not set: build this tree with katomic kernel (it records the compiler lock prefixes in .smp_locks)"; \\
+		exit 1; fi; \\
+	if [ ! -f "$$KATOMIC_TOOLS/katomic_tools/kernel/smplocks_ko.py" ]; then \\
+		echo >&2 "$$KATOMIC_TOOLS lacks the module step (katomic_tools/kernel/smplocks_ko.py) that the patch of this tree runs: use a katomic that has it"; \\
+		exit 1; fi; \\
+	OBJDUMP=objdump PYTHONPATH="$$KATOMIC_TOOLS" python3 -m katomic_tools.kernel.smplocks $@; }
+endif
+
+"""
+
 
 # (file, anchor regex, where, text): `where` is "before" or "after" the first
 # line matching the anchor; ("wrap", start, end) puts the kernel's lines from
@@ -75,6 +91,7 @@ EDITS = [
     # post-link step that fills it (katomic_tools/kernel/smplocks.py).
     ("arch/x86/kernel/vmlinux.lds.S", r"^\s*\*\(\.smp_locks\)$", "after", SMP_LOCKS_ROOM),
     ("scripts/link-vmlinux.sh", r"^# step a \(see comment above\)$", "before", SMP_LOCKS_STEP),
+    ("scripts/Makefile.modfinal", r"^quiet_cmd_btf_ko = ", "before", SMP_LOCKS_KO_STEP),
 ]
 
 
@@ -222,10 +239,19 @@ def _touched(patch_text):
     return re.findall(r"^\+\+\+ b/(\S+)", patch_text, re.M)
 
 
-def _refresh(src, patch_text, dest):
+def _refresh(src, patch_text, dest, old_touched=()):
     """Bring an existing patched copy up to a new patch: only the files whose
-    text changed are rewritten, so an O= build rebuilds only what they touch."""
+    text changed are rewritten, so an O= build rebuilds only what they touch.
+    A file the old patch touched (old_touched, from the stamp) and the new one
+    does not goes back to the pristine tree's text (or away, if it added it):
+    a hook the new patch lacks must not stay behind."""
     check_applies(patch_text, src)
+    for rel in sorted(set(old_touched) - set(_touched(patch_text))):
+        pristine, old = os.path.join(src, rel), os.path.join(dest, rel)
+        if os.path.isfile(pristine):
+            _replace(pristine, old)
+        elif os.path.lexists(old):
+            os.unlink(old)
     with tempfile.TemporaryDirectory(prefix="katomic-refresh-") as tmp:
         for rel in _touched(patch_text):
             if os.path.isfile(os.path.join(src, rel)):
@@ -266,13 +292,16 @@ def patched_tree(src, patch_text, arch="x86_64"):
     dest = os.path.join(kcache(), "trees", ("c11-" if arch == "x86_64" else "c11-%s-" % arch)
                         + os.path.basename(os.path.abspath(src)))
     stamp = os.path.join(dest, ".katomic-patched")
+    # The stamp: the patch's key, then the files it touched (for the next refresh).
+    stamp_text = key + "\n" + "".join(rel + "\n" for rel in _touched(patch_text))
     if os.path.isfile(stamp):
         with open(stamp) as f:
-            if f.read().strip() == key:
-                return dest
-        _refresh(src, patch_text, dest)
+            lines = f.read().split("\n")
+        if lines[0].strip() == key:
+            return dest
+        _refresh(src, patch_text, dest, [l for l in lines[1:] if l])
         with open(stamp, "w") as f:
-            f.write(key + "\n")
+            f.write(stamp_text)
         return dest
     check_applies(patch_text, src)
     tmp = dest + ".tmp"
@@ -295,7 +324,7 @@ def patched_tree(src, patch_text, arch="x86_64"):
         if os.path.exists(os.path.join(tmp, name)):
             os.unlink(os.path.join(tmp, name))
     with open(os.path.join(tmp, ".katomic-patched"), "w") as f:
-        f.write(key + "\n")
+        f.write(stamp_text)
     shutil.rmtree(dest, ignore_errors=True)
     os.rename(tmp, dest)
     return dest

@@ -1,6 +1,8 @@
 """katomic kernel's post-link step: the compiler's lock prefixes into .smp_locks.
 
-usage: python3 -m katomic_tools.kernel.smplocks [--list] [--dry-run] VMLINUX
+usage: python3 -m katomic_tools.kernel.smplocks [--list] [--dry-run] VMLINUX|MODULE.ko...
+
+A relocatable file (a .ko) gets the module step: smplocks_ko.py.
 
 The kernel drops the lock prefixes of a multiprocessor kernel booted on one
 CPU (arch/x86/kernel/alternative.c: alternatives_smp_unlock() rewrites 0xF0
@@ -54,6 +56,13 @@ SEG_FS_GS = {0x64, 0x65}
 # A full fence: add/or of 0 to the stack (the kernel's __smp_mb(), gcc's seq_cst fence); an
 # atomic on a stack object (set_bit on a local bitmap) is recorded like any other.
 FENCE = re.compile(r"^lock\s+(?:add|or)[bwlq]?\s+\$0x0,(?:-?0x[0-9a-f]+)?\(%rsp\)$")
+
+
+def kept_locked(a, site):
+    """A lock that stays locked on one CPU: a DS prefix before it (__KA_LOCK_KEEP), an FS/GS
+    segment prefix (a second segment override is undefined), or a fence on the stack."""
+    ia, raw, text, marked = site
+    return bool(marked or SEG_FS_GS & set(raw[:a - ia]) or FENCE.match(text))
 
 
 def symbols(elf, names):
@@ -115,12 +124,17 @@ def elf_offset(elf, a):
     return None
 
 
-def run(path, list_sites=False, dry_run=False, out=sys.stdout):
+def read(path):
+    """The file's bytes; Error naming it when it cannot be read."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError as e:
         raise Error("%s: %s" % (path, e.strerror)) from e
+
+
+def run(path, list_sites=False, dry_run=False, out=sys.stdout):
+    data = read(path)
     elf = uplocks.Elf(path, data)
     sy = symbols(elf, SYMS)
     missing = [n for n in SYMS if n not in sy]
@@ -171,8 +185,7 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
         if not lo <= a < hi:
             outside.append(a)
             continue
-        ia, raw, text, marked = found[a]
-        if marked or SEG_FS_GS & set(raw[:a - ia]) or FENCE.match(text):
+        if kept_locked(a, found[a]):
             kept.append(a)
         else:
             new.append(a)
@@ -219,29 +232,19 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     return stats
 
 
+def run_any(path, list_sites=False, dry_run=False):
+    """vmlinux (linked) or a module (.ko, relocatable: smplocks_ko)."""
+    head = read(path)[:18]
+    if len(head) == 18 and head[:4] == b"\x7fELF" and struct.unpack_from("<H", head, 16)[0] == 1:
+        from . import smplocks_ko
+        return smplocks_ko.run(path, list_sites, dry_run)
+    return run(path, list_sites, dry_run)
+
+
 def main(argv):
-    opts = {"--list": False, "--dry-run": False}
-    files = []
-    for a in argv:
-        if a in opts:
-            opts[a] = True
-        elif a in ("-h", "--help"):
-            print(__doc__.strip())
-            return 0
-        elif a.startswith("-"):
-            print("katomic smplocks: unknown option '%s' (--list, --dry-run)" % a, file=sys.stderr)
-            return 2
-        else:
-            files.append(a)
-    if len(files) != 1:
-        print("usage: python3 -m katomic_tools.kernel.smplocks [--list] [--dry-run] VMLINUX", file=sys.stderr)
-        return 2
-    try:
-        run(files[0], opts["--list"], opts["--dry-run"])
-    except Error as e:
-        print("katomic smplocks: %s" % e, file=sys.stderr)
-        return 1
-    return 0
+    return uplocks.cli(argv, "katomic smplocks",
+                       "python3 -m katomic_tools.kernel.smplocks [--list] [--dry-run] VMLINUX|MODULE.ko...",
+                       __doc__, run_any)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,33 @@
-"""The guest's own reading of its lock sites: the .smp_locks step's evidence.
+"""The guest's own reading of its lock sites: the .smp_locks steps' evidence.
 
 usage: python3 -m katomic_tools.kernel.smplocks_boot KBUILD --list FILE [--cc gcc-12]
-           [--boot SMP[:APPEND]]... [--deadline S] [--out DIR]
+           [--boot SMP[:APPEND]]... [--torture-s N] [--cpu1-s N] [--deadline S] [--out DIR]
 
 KBUILD is a kernel O= build dir (vmlinux, arch/x86/boot/bzImage) of a
-non-relocatable kernel; FILE is `python3 -m katomic_tools.kernel.smplocks
+non-relocatable C11 kernel; FILE is `python3 -m katomic_tools.kernel.smplocks
 --list --dry-run KBUILD/vmlinux`'s output (the decoder's lock sites, so the
 slow disassembly is not repeated; every site is checked to hold 0xf0 in
-vmlinux).  A test module (tools/kernel/smplocks/) is built with the site
-addresses in it: recorded (the .smp_locks entries in _text.._etext) and
-unrecorded (the other lock sites there).  A minimal /init loads it, brings
-cpu1 online when there is one, loads it again, powers off.  Each --boot
-(qemu -smp value, then kernel arguments; default: 1, 2, and 2:maxcpus=1)
-prints one line per reading: how many sites hold 0xf0 and how many 0x3e.
-Exit 0 when every boot shows what the kernel's rule says: one CPU present,
-or booted with maxcpus=1 before cpu1 comes up: every recorded site 0x3e;
-otherwise (and after "SMP alternatives: switching to SMP code") every
-recorded site 0xf0; unrecorded sites always 0xf0.
+vmlinux).  A test module (tools/kernel/smplocks/) is built against KBUILD
+(so the tree's module step records its own lock sites in its .smp_locks)
+with the kernel's site addresses in it: recorded (the .smp_locks entries in
+_text.._etext) and unrecorded (the other lock sites there).  Its own sites,
+read from the final .ko (the module step's list: in .smp_locks or not), go
+in as module parameters: offsets from its subject() function.  katomic's
+/init (tools/kernel/init/init.c, katomic.probe=1) loads it at the start,
+after cpu1 comes online and at the end, around the torture tests.
+
+Each --boot (qemu -smp value, then kernel arguments; default: 1, 2, and
+2:maxcpus=1) prints one line per reading: how many sites hold 0xf0 and how
+many 0x3e.  With maxcpus=1, /init brings cpu1 online --cpu1-s seconds into
+the first torture run (default 5; before torture when --torture-s is 0).
+Exit 0 when every boot passes the judge (judge.py: self-tests, torture, no
+splat) and shows what the kernel's rule says: one CPU present, or booted
+with maxcpus=1 before cpu1 comes up: every recorded site 0x3e, the kernel's
+and the module's; otherwise (and after "SMP alternatives: switching to SMP
+code") every recorded site 0xf0; unrecorded sites always 0xf0.  Exit 1 when
+a reading is wrong, 2 on bad usage or a build failure.
 """
+import io
 import os
 import re
 import shutil
@@ -25,16 +35,14 @@ import struct
 import subprocess
 import sys
 
-from . import boot, initramfs
-from .smplocks import symbols, TABLE
+from . import boot, initramfs, judge, smplocks_ko
+from .smplocks import symbols, TABLE, uplocks, Error
 from ..common import paths
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "up"))
-import uplocks                       # noqa: E402
-
-LINE = re.compile(r"katomic-smplocks: (recorded|unrecorded): (\d+) sites: (\d+) hold 0xf0, (\d+) hold 0x3e, "
+LINE = re.compile(r"katomic-smplocks: ((?:module-)?(?:un)?recorded): (\d+) sites: (\d+) hold 0xf0, (\d+) hold 0x3e, "
                   r"(\d+) other \(online (\d+), possible (\d+)\)")
+SUBJECT = "subject"
+MAX_PARAMS = 64                      # mod_recorded[64] in katomic_smplocks_probe.c
 
 
 def die(msg):
@@ -65,14 +73,91 @@ def sites(vmlinux, list_file):
     return recorded, sorted(allsites - set(recorded))
 
 
+def module_sites(ko):
+    """(recorded, unrecorded) lock sites of subject() in the final .ko, as offsets from it."""
+    buf = io.StringIO()
+    try:
+        smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
+        sec, value, size = smplocks_ko.Module(ko).symbol(SUBJECT)
+    except Error as e:
+        die(str(e))
+    rec, kept = [], []
+    for line in buf.getvalue().splitlines():
+        m = re.match(r"(\S+)\+0x([0-9a-f]+)\t[^\t]*\t(.*)$", line)
+        if m and m.group(1) == sec and value <= int(m.group(2), 16) < value + size:
+            (rec if m.group(3) == "table" else kept).append(int(m.group(2), 16) - value)
+    if not rec:
+        die("%s: no lock site of %s() is in its .smp_locks: the tree lacks the module step "
+            "(scripts/Makefile.modfinal of katomic's patch; refresh the patched tree)" % (ko, SUBJECT))
+    if len(rec) > MAX_PARAMS or len(kept) > MAX_PARAMS:
+        die("%s: %d/%d sites, the probe takes at most %d each" % (ko, len(rec), len(kept), MAX_PARAMS))
+    return rec, kept
+
+
+def build_probe(kb, out, cc, recorded, kept):
+    mod = os.path.join(out, "mod")
+    shutil.rmtree(mod, ignore_errors=True)
+    os.makedirs(mod)
+    src = os.path.join(paths.root(), "tools", "kernel", "smplocks")
+    for f in ("katomic_smplocks_probe.c", "Kbuild"):
+        shutil.copyfile(os.path.join(src, f), os.path.join(mod, f))
+    with open(os.path.join(mod, "sites.h"), "w") as f:
+        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept)):
+            f.write("static const unsigned long %s[] = {\n%s\n};\n"
+                    % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0"))
+    env = dict(os.environ, KATOMIC_TOOLS=os.path.join(paths.root(), "tools"))
+    r = subprocess.run(["make", "-C", kb, "M=" + mod, "CC=" + cc, "HOSTCC=" + cc, "modules"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    ko = os.path.join(mod, "katomic_smplocks_probe.ko")
+    if r.returncode or not os.path.isfile(ko):
+        die("building the probe module failed: %s" % r.stdout.strip()[-400:])
+    return ko
+
+
+def expected(what, n, online, one_cpu):
+    """(hold 0xf0, hold 0x3e) the kernel's rule gives: alternative_instructions() runs UP code
+    when one CPU is present or maxcpus<=1, until alternatives_enable_smp() before a second CPU
+    comes up; a module's sites follow (alternatives_smp_module_add())."""
+    patched = one_cpu and online == 1
+    return (0, n) if what.endswith("recorded") and not what.endswith("unrecorded") and patched else (n, 0)
+
+
+def check_boot(text, res, smp, append, cpu1):
+    """Lines to print and whether the boot shows the rule."""
+    lines, ok = [], True
+    one_cpu = "maxcpus=1" in append or smp.split(",")[0] == "1"
+    smpc = "SMP alternatives: switching to SMP code" in text
+    online = "katomic-init: cpu1 online\n" in text.replace("\r", "")
+    readings = LINE.findall(text)
+    v = judge.verdict(res, judge.console(text))
+    lines.append("boot -smp %s %s: %s; %s; table freed: %s, 'switching to SMP code': %s; cpu1 brought online: %s"
+                 % (smp, append, judge.summary_line(v), res["outcome"],
+                    "Freeing SMP alternatives memory" in text, smpc, online))
+    ok = ok and v["passed"]
+    for what, n, f0, ds, other, on, possible in readings:
+        want = expected(what, int(n), int(on), one_cpu)
+        bad = (int(f0), int(ds)) != want or other != "0" or (what.startswith("module-recorded") and n == "0")
+        lines.append("  %s: %s sites, %s hold 0xf0, %s hold 0x3e, %s other (online %s, possible %s)%s"
+                     % (what, n, f0, ds, other, on, possible,
+                        "" if not bad else "  <- expected %d hold 0xf0, %d hold 0x3e" % want))
+        ok = ok and not bad
+    loads = 3 if cpu1 else 2
+    if len(readings) != 4 * loads or "subject() computed" in text or (cpu1 and not (online and smpc)):
+        ok = False
+        lines.append("  ^ %d readings, %d expected; cpu1 online %s, switched to SMP %s; subject() %s"
+                     % (len(readings), 4 * loads, online, smpc, "wrong" if "subject() computed" in text else "ok"))
+    return lines, ok
+
+
 def main(argv):
-    a = {"list": None, "cc": "gcc-12", "boots": [], "deadline": 600, "out": None, "kbuild": None}
+    a = {"list": None, "cc": "gcc-12", "boots": [], "deadline": 600, "out": None, "kbuild": None,
+         "torture-s": "0", "cpu1-s": "5"}
     it = iter(argv)
     for arg in it:
         if arg in ("-h", "--help"):
             print(__doc__)
             return 0
-        if arg in ("--list", "--cc", "--boot", "--deadline", "--out"):
+        if arg in ("--list", "--cc", "--boot", "--deadline", "--out", "--torture-s", "--cpu1-s"):
             v = next(it, None)
             if v is None:
                 die("%s needs a value" % arg)
@@ -85,70 +170,43 @@ def main(argv):
         else:
             a["kbuild"] = arg
     if not a["kbuild"] or not a["list"]:
-        die("usage: smplocks_boot KBUILD --list FILE [--boot SMP[:APPEND]]...")
+        die("usage: smplocks_boot KBUILD --list FILE [--boot SMP[:APPEND]]... [--torture-s N] [--cpu1-s N]")
+    try:
+        torture_s, cpu1_s, deadline = int(a["torture-s"]), int(a["cpu1-s"]), int(a["deadline"])
+    except ValueError:
+        die("--torture-s, --cpu1-s and --deadline take whole seconds")
     kb = os.path.abspath(a["kbuild"])
     out = os.path.abspath(a["out"] or os.path.join(kb, "katomic-smplocks"))
     recorded, kept = sites(os.path.join(kb, "vmlinux"), a["list"])
-    mod = os.path.join(out, "mod")
-    shutil.rmtree(mod, ignore_errors=True)
-    os.makedirs(mod)
-    src = os.path.join(paths.root(), "tools", "kernel", "smplocks")
-    for f in ("katomic_smplocks_probe.c", "Kbuild"):
-        shutil.copyfile(os.path.join(src, f), os.path.join(mod, f))
-    with open(os.path.join(mod, "sites.h"), "w") as f:
-        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept)):
-            f.write("static const unsigned long %s[] = {\n%s\n};\n"
-                    % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0"))
-    r = subprocess.run(["make", "-C", kb, "M=" + mod, "CC=" + a["cc"], "HOSTCC=" + a["cc"], "modules"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-    ko = os.path.join(mod, "katomic_smplocks_probe.ko")
-    if r.returncode or not os.path.isfile(ko):
-        die("building the probe module failed: %s" % r.stdout.strip()[-400:])
-    init = os.path.join(out, "init")
-    p = subprocess.run(["gcc", "-static", "-O2", "-Wall", "-Wextra", "-o", init, os.path.join(src, "init.c")],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
-    if p.returncode:
-        die("building /init failed: %s" % p.stdout.strip()[-300:])
-    entries = [("dev", "dir", b""), ("dev/console", ("chr", 5, 1), b""), ("sys", "dir", b"")]
-    for name, path, kind in (("init", init, "exec"), ("probe.ko", ko, "file")):
-        with open(path, "rb") as f:
-            entries.append((name, kind, f.read()))
-    initrd = os.path.join(out, "initramfs.cpio")
-    initramfs.write_cpio(initrd, entries)
-    print("smplocks_boot: %d recorded sites, %d unrecorded lock sites in _text.._etext" % (len(recorded), len(kept)))
+    ko = build_probe(kb, out, a["cc"], recorded, kept)
+    mrec, mkept = module_sites(ko)
+    params = "mod_recorded=%s" % ",".join("%d" % x for x in mrec)
+    if mkept:
+        params += " mod_kept=%s" % ",".join("%d" % x for x in mkept)
+    with open(ko, "rb") as f:
+        extra = [("lib/katomic/katomic_smplocks_probe.ko", "file", f.read()),
+                 ("lib/katomic/probe.params", "file", params.encode())]
+    initrd = initramfs.build(out, "gcc", torture_s, kbuild=kb, extra=extra)
+    print("smplocks_boot: kernel: %d recorded sites, %d unrecorded lock sites in _text.._etext; "
+          "module: %d recorded, %d unrecorded in %s()" % (len(recorded), len(kept), len(mrec), len(mkept), SUBJECT))
     ok = True
     for spec in a["boots"] or ["1", "2", "2:maxcpus=1"]:
         smp, _, append = spec.partition(":")
+        cpu1 = "maxcpus=1" in append and smp.split(",")[0] != "1"
+        words = [boot.kernel_cmdline(torture_s, 1), "katomic.probe=1"]
+        if cpu1:
+            words.append("katomic.cpu1_s=%d" % cpu1_s)
         log = os.path.join(out, "boot-smp%s%s.log" % (smp.replace(",", "-").replace("=", ""),
                                                        ("-" + append.replace("=", "")) if append else ""))
-        res = boot.run(os.path.join(kb, "arch/x86/boot/bzImage"), initrd, smp, int(a["deadline"]), log,
-                       append=append)
+        res = boot.run(os.path.join(kb, "arch/x86/boot/bzImage"), initrd, smp, deadline, log,
+                       append=" ".join(words + ([append] if append else [])))
         with open(log, errors="replace") as f:
             text = f.read()
-        # 6.12 prints nothing when it patches to UP; with one possible CPU it
-        # then frees the table ("Freeing SMP alternatives memory").
-        freed = "Freeing SMP alternatives memory" in text
-        smpc = "SMP alternatives: switching to SMP code" in text
-        readings = LINE.findall(text)
-        print("boot -smp %s %s: %s in %.0f s; table freed: %s, 'switching to SMP code': %s; cpu1 online: %s"
-              % (smp, append, res["outcome"], res["seconds"], freed, smpc,
-                 "katomic-smplocks-init: cpu1 online" in text))
-        one_cpu = "maxcpus=1" in append or smp.split(",")[0] == "1"
-        for i, (what, n, f0, ds, other, online, possible) in enumerate(readings):
-            print("  %s: %s sites, %s hold 0xf0, %s hold 0x3e, %s other (online %s, possible %s)"
-                  % (what, n, f0, ds, other, online, possible))
-            # alternative_instructions(): UP code when one CPU is present or maxcpus<=1,
-            # until alternatives_enable_smp() before a second CPU comes up.
-            patched = one_cpu and online == "1"
-            want = (int(n), 0) if (what == "unrecorded" or not patched) else (0, int(n))
-            if (int(f0), int(ds)) != want or other != "0":
-                ok = False
-                print("  ^ expected %d hold 0xf0, %d hold 0x3e" % want)
-        cpu1 = "katomic-smplocks-init: cpu1 online" in text
-        if (res["outcome"] != "poweroff" or len(readings) != (4 if cpu1 else 2)
-                or (cpu1 and one_cpu and not smpc)):
-            ok = False
-            print("  ^ the boot did not finish with the readings (log: %s)" % log)
+        lines, good = check_boot(text, res, smp, append, cpu1)
+        print("\n".join(lines))
+        if not good:
+            print("  ^ FAIL (log: %s)" % log)
+        ok = ok and good
     return 0 if ok else 1
 
 

@@ -12,6 +12,12 @@
  *   katomic.torture_s=N       seconds per torture test (0: no torture)
  *   katomic.locks=a,b,c       locktorture types, in order ("-": none)
  *   katomic.rcu=0|1           run rcutorture after them
+ *   katomic.probe=1           load /lib/katomic/katomic_smplocks_probe.ko (with the
+ *                             parameters in /lib/katomic/probe.params) and remove it
+ *                             again: at the start, after cpu1 comes online, at the end
+ *                             (the .smp_locks evidence: tools/kernel/smplocks/)
+ *   katomic.cpu1_s=N          bring cpu1 online N seconds into the first torture run
+ *                             (before torture when there is none); -1 (default): never
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +40,8 @@ struct plan {
 	long torture_s;
 	char locks[512];
 	int rcu;
+	int probe;
+	long cpu1_s;
 };
 
 static void say(const char *fmt, ...)
@@ -122,6 +130,10 @@ static void parse(struct plan *p, const char *text, const char *prefix)
 			snprintf(p->locks, sizeof(p->locks), "%s", w + 6);
 		else if (strncmp(w, "rcu=", 4) == 0)
 			p->rcu = atoi(w + 4);
+		else if (strncmp(w, "probe=", 6) == 0)
+			p->probe = atoi(w + 6);
+		else if (strncmp(w, "cpu1_s=", 7) == 0)
+			p->cpu1_s = strtol(w + 7, NULL, 10);
 	}
 }
 
@@ -182,12 +194,56 @@ static int unload(const char *name)
 	return (int)syscall(SYS_delete_module, name, O_NONBLOCK);
 }
 
-/* One torture run: load `file` with `params`, let it run, remove it.
+/* The .smp_locks probe: its init prints what the text holds at the lock sites. */
+static void probe(const struct plan *p, const char *when)
+{
+	static char params[4096];
+
+	if (!p->probe)
+		return;
+	if (read_file(MODDIR "/probe.params", params, sizeof(params)) != 0)
+		params[0] = 0;
+	say("probe %s", when);
+	if (load("katomic_smplocks_probe.ko", params) != 0)
+		say("probe %s load-failed: %s", when, strerror(errno));
+	else if (unload("katomic_smplocks_probe") != 0)
+		say("probe %s unload-failed: %s", when, strerror(errno));
+}
+
+/* cpu1 online (once), then the probe.  A CPU the host hot-adds (qemu
+ * device_add) shows up in sysfs when ACPI reports it: wait up to 60 s. */
+static void cpu1_online(struct plan *p)
+{
+	int fd, waited = 0;
+
+	while ((fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY)) < 0 && errno == ENOENT &&
+	       waited < 60) {
+		if (!waited)
+			say("waiting for cpu1");
+		sleep_s(1);
+		waited++;
+	}
+	p->cpu1_s = -1;
+	if (fd < 0) {
+		say("cpu1 online failed: %s", strerror(errno));
+		return;
+	}
+	if (write(fd, "1", 1) == 1)
+		say("cpu1 online");
+	else
+		say("cpu1 online failed: %s", strerror(errno));
+	close(fd);
+	probe(p, "cpu1");
+}
+
+/* One torture run: load `file` with `params`, let it run (bringing cpu1
+ * online on the way if the plan says so), remove it.
  * Returns 0 when it loaded and was removed. */
-static int torture(const char *module, const char *type, const char *params, long seconds)
+static int torture(struct plan *p, const char *module, const char *type, const char *params, long seconds)
 {
 	char file[64];
 	double t0, ran;
+	long first;
 
 	snprintf(file, sizeof(file), "%s.ko", module);
 	say("torture %s %s start %ld s", module, type, seconds);
@@ -196,7 +252,12 @@ static int torture(const char *module, const char *type, const char *params, lon
 		say("torture %s %s load-failed: %s", module, type, strerror(errno));
 		return -1;
 	}
-	sleep_s(seconds);
+	first = p->cpu1_s >= 0 && p->cpu1_s < seconds ? p->cpu1_s : seconds;
+	sleep_s(first);
+	if (first < seconds) {
+		cpu1_online(p);
+		sleep_s(seconds - first);
+	}
 	ran = now() - t0;
 	if (unload(module) != 0) {
 		say("torture %s %s unload-failed: %s", module, type, strerror(errno));
@@ -208,7 +269,7 @@ static int torture(const char *module, const char *type, const char *params, lon
 
 int main(void)
 {
-	struct plan p = { 10, "spin_lock,mutex_lock,rwsem_lock", 1 };
+	struct plan p = { 10, "spin_lock,mutex_lock,rwsem_lock", 1, 0, -1 };
 	static char text[4096];
 	char params[256], *save = NULL, *t;
 	struct utsname u;
@@ -228,7 +289,10 @@ int main(void)
 		parse(&p, text, "");
 	if (read_file("/proc/cmdline", text, sizeof(text)) == 0)
 		parse(&p, text, "katomic.");
-	say("plan torture_s=%ld locks=%s rcu=%d", p.torture_s, p.locks, p.rcu);
+	say("plan torture_s=%ld locks=%s rcu=%d probe=%d cpu1_s=%ld", p.torture_s, p.locks, p.rcu, p.probe, p.cpu1_s);
+	probe(&p, "start");
+	if (p.cpu1_s >= 0 && p.torture_s <= 0)
+		cpu1_online(&p);
 
 	if (p.torture_s > 0) {
 		/* torture.ko is its own module when the torture tests are modules. */
@@ -241,16 +305,19 @@ int main(void)
 			if (strcmp(t, "-") == 0 || !*t)
 				continue;
 			snprintf(params, sizeof(params), "torture_type=%s stat_interval=%ld", t, stat_s);
-			failed += torture("locktorture", t, params, p.torture_s) != 0;
+			failed += torture(&p, "locktorture", t, params, p.torture_s) != 0;
 			runs++;
 		}
 		if (p.rcu) {
 			snprintf(params, sizeof(params), "torture_type=rcu stat_interval=%ld", stat_s);
-			failed += torture("rcutorture", "rcu", params, p.torture_s) != 0;
+			failed += torture(&p, "rcutorture", "rcu", params, p.torture_s) != 0;
 			runs++;
 		}
 		unload("torture");
 	}
+	if (p.cpu1_s >= 0)
+		cpu1_online(&p);
+	probe(&p, "end");
 	say("done torture runs %d failed %d", runs, failed);
 	sync();
 	reboot(RB_POWER_OFF);

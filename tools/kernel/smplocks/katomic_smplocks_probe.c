@@ -1,23 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * katomic: the guest reads its own text at the lock sites the host found in
- * vmlinux (sites.h, written by katomic_tools.kernel.smplocks_boot) and says
- * what each byte holds now: 0xf0 (lock) or 0x3e (DS: patched out by
- * alternatives_smp_unlock()).  recorded[]: the sites .smp_locks names in
- * _text.._etext; kept[]: the lock sites in _text.._etext it does not name.
+ * katomic: the guest reads its own text at the lock sites the host found and
+ * says what each byte holds now: 0xf0 (lock) or 0x3e (DS: patched out by
+ * alternatives_smp_unlock()).
+ *
+ * The kernel's: sites.h (written by katomic_tools.kernel.smplocks_boot from
+ * vmlinux): recorded[], the sites .smp_locks names in _text.._etext; kept[],
+ * the lock sites in _text.._etext it does not name.
+ *
+ * The module's own: subject() holds kernel atomics compiled by the tree's
+ * (C11) headers; the module step recorded their lock prefixes in this .ko's
+ * .smp_locks when it was linked.  The host reads the final .ko and passes the
+ * sites as offsets from subject(): mod_recorded (in .smp_locks) and mod_kept
+ * (not: smp_mb()'s fence on the stack).  On load, alternatives_smp_module_add()
+ * patches them out when the kernel runs UP code; alternatives_enable_smp()
+ * puts them back.
  */
 #include <linux/module.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/cpumask.h>
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/refcount.h>
 #include "sites.h"
 
-static void count(const char *what, const unsigned long *site, unsigned long n)
+static unsigned long mod_recorded[64], mod_kept[64];
+static unsigned int n_mod_recorded, n_mod_kept;
+module_param_array(mod_recorded, ulong, &n_mod_recorded, 0444);
+module_param_array(mod_kept, ulong, &n_mod_kept, 0444);
+
+static noinline __used int subject(atomic_t *a, atomic64_t *b, unsigned long *bits, refcount_t *r)
+{
+	int ret;
+
+	atomic_inc(a);
+	ret = atomic_add_return(2, a);
+	ret += atomic_cmpxchg(a, 3, 4);
+	ret += (int)atomic64_fetch_or(4, b);
+	set_bit(3, bits);
+	ret += test_and_clear_bit(5, bits);
+	smp_mb();
+	refcount_inc(r);
+	return ret;
+}
+
+static void count(const char *what, const u8 *base, const unsigned long *site, unsigned long n)
 {
 	unsigned long i, f0 = 0, ds = 0, other = 0;
 
 	for (i = 0; i < n; i++) {
-		u8 b = *(const volatile u8 *)site[i];
+		u8 b = *(const volatile u8 *)(base ? base + site[i] : (const u8 *)site[i]);
 
 		if (b == 0xf0)
 			f0++;
@@ -32,8 +65,21 @@ static void count(const char *what, const unsigned long *site, unsigned long n)
 
 static int __init probe_init(void)
 {
-	count("recorded", katomic_recorded, ARRAY_SIZE(katomic_recorded));
-	count("unrecorded", katomic_kept, ARRAY_SIZE(katomic_kept));
+	atomic_t a = ATOMIC_INIT(0);
+	atomic64_t b = ATOMIC64_INIT(0);
+	unsigned long bits = 0x20;
+	refcount_t r = REFCOUNT_INIT(1);
+	int ret = subject(&a, &b, &bits, &r);
+
+	/* 0+1, +2 = 3 (ret 3), cmpxchg 3->4 (ret 3+3), fetch_or 0 (6), bit 5 was set (7). */
+	if (ret != 7 || atomic_read(&a) != 4 || atomic64_read(&b) != 4 || bits != 0x8 ||
+	    refcount_read(&r) != 2)
+		pr_err("katomic-smplocks: subject() computed %d, a %d, b %lld, bits 0x%lx, r %u: wrong\n",
+		       ret, atomic_read(&a), atomic64_read(&b), bits, refcount_read(&r));
+	count("recorded", NULL, katomic_recorded, ARRAY_SIZE(katomic_recorded));
+	count("unrecorded", NULL, katomic_kept, ARRAY_SIZE(katomic_kept));
+	count("module-recorded", (const u8 *)subject, mod_recorded, n_mod_recorded);
+	count("module-unrecorded", (const u8 *)subject, mod_kept, n_mod_kept);
 	return 0;
 }
 
@@ -44,4 +90,4 @@ static void __exit probe_exit(void)
 module_init(probe_init);
 module_exit(probe_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("katomic: read the lock prefixes .smp_locks names");
+MODULE_DESCRIPTION("katomic: read the lock prefixes .smp_locks names, the kernel's and its own");
