@@ -97,18 +97,23 @@ static __always_inline bool ka_c11_test_and_change_bit(long nr, volatile unsigne
  * folio_end_read(): lock xorb + sets on the low byte.  clang turns a constant
  * mask that leaves bit 7 alone into "is the old byte negative", which its
  * lock xor's flags do not say: a lock cmpxchg loop.  The empty asm hides the
- * constant (one mov more); gcc folds it either way.
+ * constant (one mov more); gcc folds it either way.  clang also makes the
+ * loop once the bool is widened (__folio_end_writeback: the sign test becomes
+ * a shift of the new value), so the result gets the test_and_ barrier too.
  */
 static __always_inline bool ka_c11_xor_unlock_is_negative_byte(unsigned long mask,
 		volatile unsigned long *addr)
 {
 	unsigned char __ka_m = mask;
+	bool __ka_r;
 
 #ifdef __clang__
 	asm("" : "+r"(__ka_m));
 #endif
-	return __atomic_xor_fetch((volatile signed char *)addr, (signed char)__ka_m,
-				  __ATOMIC_SEQ_CST) < 0;
+	__ka_r = __atomic_xor_fetch((volatile signed char *)addr, (signed char)__ka_m,
+				    __ATOMIC_SEQ_CST) < 0;
+	__ka_bit_result(__ka_r);
+	return __ka_r;
 }
 
 #define arch_set_bit ka_c11_set_bit
