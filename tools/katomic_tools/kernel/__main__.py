@@ -229,17 +229,33 @@ def boot_one(b, a, out):
     name = "%s-%s-%s" % (b["config"], b["cc"], b["variant"])
     odir = os.path.join(out, "boot", name)
     locks = a["locks"] if a["locks"] is not None else initramfs.DEFAULT_LOCKS
+    # UP lock elision (x86-64): the -smp 1 boot also loads the probe that reads the lock sites.
+    extra, facts = (), None
+    if arch == "x86_64":
+        from . import up_elision
+        extra, facts = up_elision.prepare(b, a["smp"], os.path.join(odir, "up-elision"),
+                                          build.make_args(arch, b["cc"]))
+        if extra is None:
+            b["up_elision"], extra = facts, ()
+            print("katomic kernel: %s: UP lock elision not measured: %s" % (name, facts["reason"]))
     rd = initramfs.build(odir, build.ARCHES[arch].get("tool_prefix", "") + "gcc", a["torture_s"], bdir,
-                         locks, a["rcu"])
+                         locks, a["rcu"], extra=extra)
     tests = (len(locks) + (1 if a["rcu"] else 0)) if a["torture_s"] else 0
     deadline = 120 + tests * (a["torture_s"] + 15) * 3
     recs = []
     for smp in a["smp"]:
         log = os.path.join(odir, "console-smp%s.log" % smp.replace(",", "-").replace("=", ""))
         append = boot.kernel_cmdline(a["torture_s"], int(smp.split(",")[0]), locks, a["rcu"])
+        probe = bool(extra) and smp.split(",")[0] == "1"
+        if probe:
+            append += " katomic.probe=1"
         res = boot.run(b["bzimage"], rd, smp, deadline, log, append, arch=arch)
         with open(log, encoding="utf-8", errors="replace") as f:
-            rec = judge.verdict(res, judge.console(f.read()))
+            text = f.read()
+        rec = judge.verdict(res, judge.console(text))
+        if probe:
+            b["up_elision"] = up_elision.record(facts, text)
+            print("katomic kernel: %s" % up_elision.summary(name, b["up_elision"]))
         rec.update(config=b["config"], cc=b["cc"], variant=b["variant"], torture_s=a["torture_s"])
         print(judge.summary_line(rec))
         for p in rec.get("problems", []):
@@ -523,6 +539,10 @@ def main(argv):
                 bad += ["%s-%s-%s -smp %s did not pass" % (r["config"], r["cc"], r["variant"], r["smp"])
                         for r in recs if not r["passed"]]
         doc["machine"]["kvm"] = any(r.get("accel") == "kvm" for r in doc["boots"])
+    for b in doc["builds"]:
+        if "up_elision" not in b:
+            b["up_elision"] = {"measured": False, "reason": "the build failed" if not b["ok"] else
+                               "not booted (--no-boot)"}
     path = write_doc(a["out"], doc)
     if doc["audit"]:
         with open(os.path.join(a["out"], "kernel-audit.md"), "w") as f:

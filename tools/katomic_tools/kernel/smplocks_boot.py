@@ -69,32 +69,31 @@ def sites(vmlinux, list_file):
                     allsites.add(a)
     for a in sorted(allsites | set(recorded)):
         if not text[3] <= a < text[3] + text[5] or data[text[4] + a - text[3]] != 0xF0:
-            die("%s: 0x%x does not hold a lock prefix in vmlinux: %s is not this vmlinux's list" % (vmlinux, a, list_file))
+            raise Error("%s: 0x%x does not hold a lock prefix in vmlinux: %s is not this vmlinux's list" % (vmlinux, a, list_file))
     return recorded, sorted(allsites - set(recorded))
 
 
 def module_sites(ko):
     """(recorded, unrecorded) lock sites of subject() in the final .ko, as offsets from it."""
     buf = io.StringIO()
-    try:
-        smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
-        sec, value, size = smplocks_ko.Module(ko).symbol(SUBJECT)
-    except Error as e:
-        die(str(e))
+    smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
+    sec, value, size = smplocks_ko.Module(ko).symbol(SUBJECT)
     rec, kept = [], []
     for line in buf.getvalue().splitlines():
         m = re.match(r"(\S+)\+0x([0-9a-f]+)\t[^\t]*\t(.*)$", line)
         if m and m.group(1) == sec and value <= int(m.group(2), 16) < value + size:
             (rec if m.group(3) == "table" else kept).append(int(m.group(2), 16) - value)
     if not rec:
-        die("%s: no lock site of %s() is in its .smp_locks: the tree lacks the module step "
+        raise Error("%s: no lock site of %s() is in its .smp_locks: the tree lacks the module step "
             "(scripts/Makefile.modfinal of katomic's patch; refresh the patched tree)" % (ko, SUBJECT))
     if len(rec) > MAX_PARAMS or len(kept) > MAX_PARAMS:
-        die("%s: %d/%d sites, the probe takes at most %d each" % (ko, len(rec), len(kept), MAX_PARAMS))
+        raise Error("%s: %d/%d sites, the probe takes at most %d each" % (ko, len(rec), len(kept), MAX_PARAMS))
     return rec, kept
 
 
-def build_probe(kb, out, cc, recorded, kept):
+def build_probe(kb, out, cc, recorded, kept, make_vars=None):
+    """The probe module built against KBUILD (make_vars: the build's compiler variables, default
+    CC=cc HOSTCC=cc); raises Error with make's last lines."""
     mod = os.path.join(out, "mod")
     shutil.rmtree(mod, ignore_errors=True)
     os.makedirs(mod)
@@ -106,12 +105,27 @@ def build_probe(kb, out, cc, recorded, kept):
             f.write("static const unsigned long %s[] = {\n%s\n};\n"
                     % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0"))
     env = dict(os.environ, KATOMIC_TOOLS=os.path.join(paths.root(), "tools"))
-    r = subprocess.run(["make", "-C", kb, "M=" + mod, "CC=" + cc, "HOSTCC=" + cc, "modules"], env=env,
+    r = subprocess.run(["make", "-C", kb, "M=" + mod] + (make_vars or ["CC=" + cc, "HOSTCC=" + cc]) + ["modules"], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     ko = os.path.join(mod, "katomic_smplocks_probe.ko")
     if r.returncode or not os.path.isfile(ko):
-        die("building the probe module failed: %s" % r.stdout.strip()[-400:])
+        raise Error("building the probe module failed: %s" % r.stdout.strip()[-400:])
     return ko
+
+
+def probe_files(ko, mrec, mkept):
+    """The initramfs entries /init's katomic.probe=1 loads: the module and its parameters."""
+    params = "mod_recorded=%s" % ",".join("%d" % x for x in mrec)
+    if mkept:
+        params += " mod_kept=%s" % ",".join("%d" % x for x in mkept)
+    with open(ko, "rb") as f:
+        return [("lib/katomic/katomic_smplocks_probe.ko", "file", f.read()),
+                ("lib/katomic/probe.params", "file", params.encode())]
+
+
+def readings(text):
+    """The probe's readings in a console log: [(what, sites, hold 0xf0, hold 0x3e, other, online, possible)]."""
+    return [(w,) + tuple(int(x) for x in rest) for w, *rest in LINE.findall(text)]
 
 
 def expected(what, n, online, one_cpu):
@@ -177,15 +191,13 @@ def main(argv):
         die("--torture-s, --cpu1-s and --deadline take whole seconds")
     kb = os.path.abspath(a["kbuild"])
     out = os.path.abspath(a["out"] or os.path.join(kb, "katomic-smplocks"))
-    recorded, kept = sites(os.path.join(kb, "vmlinux"), a["list"])
-    ko = build_probe(kb, out, a["cc"], recorded, kept)
-    mrec, mkept = module_sites(ko)
-    params = "mod_recorded=%s" % ",".join("%d" % x for x in mrec)
-    if mkept:
-        params += " mod_kept=%s" % ",".join("%d" % x for x in mkept)
-    with open(ko, "rb") as f:
-        extra = [("lib/katomic/katomic_smplocks_probe.ko", "file", f.read()),
-                 ("lib/katomic/probe.params", "file", params.encode())]
+    try:
+        recorded, kept = sites(os.path.join(kb, "vmlinux"), a["list"])
+        ko = build_probe(kb, out, a["cc"], recorded, kept)
+        mrec, mkept = module_sites(ko)
+    except Error as e:
+        die(str(e))
+    extra = probe_files(ko, mrec, mkept)
     initrd = initramfs.build(out, "gcc", torture_s, kbuild=kb, extra=extra)
     print("smplocks_boot: kernel: %d recorded sites, %d unrecorded lock sites in _text.._etext; "
           "module: %d recorded, %d unrecorded in %s()" % (len(recorded), len(kept), len(mrec), len(mkept), SUBJECT))
