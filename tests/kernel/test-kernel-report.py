@@ -198,6 +198,80 @@ def merged_kernel_section(tmp):
     t.check('<td class="bad">2 FAIL</td>' in table, "index.html: the WEAKER cell is marked bad")
 
 
+UP_FIELDS = ("recorded", "unrecorded", "recorded_locked", "recorded_patched", "unrecorded_locked", "left_locked",
+             "probe_recorded", "probe_unrecorded", "probe_recorded_locked", "probe_recorded_patched",
+             "probe_unrecorded_locked", "modules_recorded", "modules_unrecorded", "modules_left_locked")
+
+
+def up_reading(seed, one_cpu_patches=True):
+    """A measured up_elision object, every figure derived from seed (no two alike)."""
+    u = {k: 0 for k in UP_FIELDS}
+    u.update(measured=True, recorded=1600 + seed, unrecorded=120 + seed, unrecorded_locked=120 + seed,
+             probe_recorded=7, probe_unrecorded=1, probe_unrecorded_locked=1, modules=4,
+             modules_recorded=30 + seed, modules_unrecorded=5 + seed, modules_left_locked=5 + seed,
+             switched_to_up=True, table_freed=seed % 2 == 0)
+    if one_cpu_patches:
+        u.update(recorded_patched=u["recorded"], probe_recorded_patched=7)
+    else:                               # a kernel whose rule did not patch: everything still 0xf0
+        u.update(recorded_locked=u["recorded"], probe_recorded_locked=7)
+    u["left_locked"] = u["recorded_locked"] + u["unrecorded_locked"]
+    return u
+
+
+def up_elision_section(tmp):
+    """The UP lock elision table: two runs (gcc, clang) merged; gcc stock and C11 measured (the
+    rendered cells equal the input figures, stock beside C11), clang C11 not measured (its reason)."""
+    gcc, clang = x86_run("gcc", "2026-12-04T20:00:00Z", 900, 2, 3), x86_run("clang", "2026-12-04T21:00:00Z", 800, 2, 5)
+    want = {}
+    for doc, seeds in ((gcc, {"stock": 11, "c11": 22}), (clang, {"stock": 33, "c11": None})):
+        doc["builds"] = sorted(doc["builds"], key=lambda b: b["variant"] == "stock")   # C11 first in the input
+        for b in doc["builds"]:
+            seed = seeds[b["variant"]]
+            b["up_elision"] = (up_reading(seed, b["variant"] != "stock" or seed != 33) if seed is not None else
+                               {"measured": False, "reason": "a C11 build without the .smp_locks steps (seed)"})
+            want[(b["cc"], b["variant"])] = b["up_elision"]
+    d = run_dir(os.path.join(tmp, "up"))
+    rc, out, err = report("--from", d, "--from", kernel_run(os.path.join(tmp, "up-gcc"), gcc),
+                          "--from", kernel_run(os.path.join(tmp, "up-clang"), clang))
+    md, html = read(d, "REPORT.md"), read(d, "index.html")
+    rows = md_table(md, "config", ".smp_locks sites (kernel text)")
+    t.check(rc == 0 and len(rows) == 4 and 'id="kernel-up"' in html and "UP lock elision" in out,
+            "UP lock elision: one table, 4 rows from 2 merged runs, in REPORT.md and index.html (exit %d%s)"
+            % (rc, err.strip()[-200:] if rc else ""))
+    got = [(r["cc"], r["variant"]) for r in rows]
+    t.check(got == [("clang", "stock"), ("clang", "c11"), ("gcc", "stock"), ("gcc", "c11")],
+            "per compiler, the stock kernel beside (before) the C11 one: %s" % got)
+    bad = []
+    for r in rows:
+        u = want[(r["cc"], r["variant"])]
+        if not u["measured"]:
+            cells = ["not measured: " + u["reason"]] + ["-"] * 7
+        else:
+            cells = [str(u["recorded"]), "%d / %d" % (u["recorded_patched"], u["recorded_locked"]),
+                     "%d of %d" % (u["unrecorded_locked"], u["unrecorded"]), str(u["left_locked"]),
+                     str(u["modules_recorded"]), str(u["modules_left_locked"]),
+                     "%d / %d" % (u["probe_recorded_patched"], u["probe_recorded"]),
+                     "yes" if u["table_freed"] else "no"]
+        if [r[c] for c in list(r)[3:]] != cells:
+            bad.append((r["cc"], r["variant"], [r[c] for c in list(r)[3:]], cells))
+    t.check(not bad and len(rows) == 4, "every rendered figure equals its kernel.json input; a missing reading: "
+            "'not measured' with its reason %s" % (bad[:1] or ""))
+    stock = next(r for r in rows if (r["cc"], r["variant"]) == ("clang", "stock"))
+    t.check(stock["left locked on one CPU: kernel"] == str(1600 + 33 + 120 + 33),
+            "a kernel that did not patch: its recorded sites count as left locked (%s)"
+            % stock["left locked on one CPU: kernel"])
+    for what, change in (("measured without its figures", lambda u: u.pop("recorded_locked")),
+                         ("not measured without a reason", lambda u: (u.clear(), u.update(measured=False))),
+                         ("a negative count", lambda u: u.update(left_locked=-1)),
+                         ("an undeclared field", lambda u: u.update(guessed=1))):
+        broken = copy.deepcopy(gcc)
+        change(broken["builds"][0]["up_elision"])
+        bd = run_dir(os.path.join(tmp, "up-bad"), broken)
+        rc, out, err = report("--from", bd)
+        t.check(rc == 2 and "up_elision" in err and err.count("\n") == 1 and "Traceback" not in err,
+                "the schema refuses a malformed up_elision (%s): one line, exit 2: %s" % (what, err.strip()[-160:]))
+
+
 def runs_dir(tmp, name, doc):
     return kernel_run(os.path.join(tmp, "k2-" + name), doc)
 
@@ -284,6 +358,7 @@ with tempfile.TemporaryDirectory() as tmp:
             and "Traceback" not in err, "a malformed kernel.json: one line naming it, exit 2")
 
     merged_kernel_section(tmp)
+    up_elision_section(tmp)
 
     if report_main.kernel_verb() is None:
         rc, out, err = report("--kernel", "--skip", "codegen,litmus,bench", "--out", os.path.join(tmp, "k"))

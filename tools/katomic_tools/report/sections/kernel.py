@@ -41,6 +41,35 @@ def builds_table(k):
     return t
 
 
+UP_HEAD = ("UP lock elision: the lock sites .smp_locks records (the kernel's rule patches them on one CPU) and the "
+           "lock prefixes left in the text of a -smp 1 guest, read by the guest itself (the .smp_locks probe, "
+           "docs/kernel.md); modules: the build's own modules' sites, and the probe module's reading")
+
+
+def up_table(k):
+    """Per compiler and variant (stock beside C11): sites recorded, left locked on one CPU."""
+    rows = [b for b in k.builds if b.get("arch", "x86_64") == "x86_64" and "up_elision" in b]
+    if not rows:
+        return None
+    order = {"stock": 0}
+    rows = sorted(rows, key=lambda b: (b["config"], b["cc"], order.get(b["variant"], 1), b["variant"]))
+    t = Table(["config", "cc", "variant", ".smp_locks sites (kernel text)", "patched 0x3e / still 0xf0",
+               "unrecorded, 0xf0", "left locked on one CPU: kernel", "modules: recorded",
+               "modules: left locked", "probe module: recorded patched / sites", "table freed"])
+    for b in rows:
+        u = b["up_elision"]
+        if not u["measured"]:
+            t.add(b["config"], b["cc"], b["variant"], "not measured: " + u["reason"], *["-"] * 7)
+            continue
+        t.add(b["config"], b["cc"], b["variant"], u["recorded"],
+              "%d / %d" % (u["recorded_patched"], u["recorded_locked"]),
+              "%d of %d" % (u["unrecorded_locked"], u["unrecorded"]), u["left_locked"],
+              u["modules_recorded"], u["modules_left_locked"],
+              "%d / %d" % (u["probe_recorded_patched"], u["probe_recorded"]),
+              "yes" if u["table_freed"] else "no")
+    return t
+
+
 TOP_GROWN = 5      # functions more than 16 bytes bigger shown per audit (all: kernel-audit.md)
 
 
@@ -124,6 +153,9 @@ def text(m):
     for tab in (audit_table(k), cross_table(k)):
         if tab is not None:
             out += tab.text()
+    u = up_table(k)
+    if u is not None:
+        out += "%s\n%s" % (UP_HEAD, u.text())
     return out
 
 
@@ -136,6 +168,9 @@ def markdown(m):
     a = audit_table(k)
     if a is not None:
         out += "\nCode, C11 against stock (docs/kernel.md):\n\n%s" % a.markdown()
+    u = up_table(k)
+    if u is not None:
+        out += "\n%s:\n\n%s" % (md_escape(UP_HEAD), u.markdown())
     c = cross_table(k)
     if c is not None:
         out += ("\nBringing up a new architecture: the asm-generic C11 layer against the architecture's own atomics "
@@ -160,6 +195,9 @@ def html(m):
     a = audit_table(k)
     if a is not None:
         out += "<p>Code, C11 against stock (docs/kernel.md):</p>\n" + a.html(m.html_id("kernel-audit"))
+    u = up_table(k)
+    if u is not None:
+        out += "<p>%s:</p>\n%s" % (h(UP_HEAD), u.html(m.html_id("kernel-up")))
     c = cross_table(k)
     if c is not None:
         out += ("<p>Bringing up a new architecture: the asm-generic C11 layer against the architecture's own "
