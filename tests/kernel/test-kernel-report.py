@@ -209,7 +209,7 @@ def up_reading(seed, one_cpu_patches=True):
     u.update(measured=True, recorded=1600 + seed, unrecorded=120 + seed, unrecorded_locked=120 + seed,
              probe_recorded=7, probe_unrecorded=1, probe_unrecorded_locked=1, modules=4,
              modules_recorded=30 + seed, modules_unrecorded=5 + seed, modules_left_locked=5 + seed,
-             switched_to_up=True, table_freed=seed % 2 == 0)
+             table_freed=seed % 2 == 0)
     if one_cpu_patches:
         u.update(recorded_patched=u["recorded"], probe_recorded_patched=7)
     else:                               # a kernel whose rule did not patch: everything still 0xf0

@@ -16,7 +16,6 @@ import os
 from . import smplocks, smplocks_boot, smplocks_ko
 from .smplocks import Error
 
-UP_CODE = "SMP alternatives: switching to UP code"
 FREED = "Freeing SMP alternatives memory"
 
 
@@ -110,7 +109,7 @@ def record(facts, text):
                recorded_locked=r[1], recorded_patched=r[2], unrecorded_locked=u[1],
                probe_recorded=mr[0], probe_unrecorded=mu[0],
                probe_recorded_locked=mr[1], probe_recorded_patched=mr[2], probe_unrecorded_locked=mu[1],
-               switched_to_up=UP_CODE in text, table_freed=FREED in text)
+               table_freed=FREED in text)
     out["left_locked"] = out["recorded_locked"] + out["unrecorded_locked"]
     # The modules' sites the kernel's rule leaves locked: every site not in their .smp_locks
     # (the probe's reading shows the rule holds for a module's recorded sites).
