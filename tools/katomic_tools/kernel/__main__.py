@@ -43,9 +43,9 @@ KEPT_ASM = [
      "why": "above or beside the arch atomic layer: the brief keeps them the kernel's"},
     {"what": "mb(), rmb(), wmb(), dma_*, smp_mb() unless CONFIG_X86_BARRIER_C11",
      "why": "mfence/lfence/sfence also order device and non-temporal accesses, which C11 does not model"},
-    {"what": "the UP lock elision (.smp_locks)",
-     "why": "the compiler's lock prefixes are not recorded in .smp_locks, so an SMP kernel booted on one "
-            "CPU keeps them (the user-space counterpart is `katomic uplocks`)"},
+    {"what": "the UP lock elision (.smp_locks) of the compiler's stack fences (lock addl $0,-4(%rsp))",
+     "why": "the post-link steps record the compiler's other lock prefixes in .smp_locks (vmlinux and each "
+            "module); a fence stays locked on one CPU, as the stock kernel's __smp_mb() does (docs/kernel.md)"},
 ]
 
 
