@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common import documents, schema            # noqa: E402
 from katomic_tools.common.tap import Tap                      # noqa: E402
 from katomic_tools.kernel import audit                         # noqa: E402
+from katomic_tools.kernel import up_elision                    # noqa: E402
 from katomic_tools.kernel import __main__ as driver           # noqa: E402
 
 STOCK = r"""
@@ -163,6 +164,33 @@ def main():
         b = dict(copy.deepcopy(b), config="small", cc=cc, arch="x86_64", lock_prefixes=12)
         b["new_objtool_warnings"] = [] if b["variant"] != "stock" else b.get("new_objtool_warnings", [])
         x86.append(b)
+    # UP lock elision: the driver's up_elision.record() on a -smp 1 console holding the probe's
+    # readings (two loads; the last counts), and why_not() on a build with modules off.
+    reading = ("katomic-smplocks: recorded: %d sites: %d hold 0xf0, %d hold 0x3e, 0 other (online 1, possible 1)\n"
+               "katomic-smplocks: unrecorded: %d sites: %d hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n"
+               "katomic-smplocks: module-recorded: 7 sites: 0 hold 0xf0, 7 hold 0x3e, 0 other (online 1, possible 1)\n"
+               "katomic-smplocks: module-unrecorded: 1 sites: 1 hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n")
+    facts = {"recorded": 1653, "unrecorded": 128, "probe_recorded": 7, "probe_unrecorded": 1, "modules": 4,
+             "modules_recorded": 33, "modules_unrecorded": 7}
+    console = (reading % (1653, 2, 1651, 128, 128) + "Freeing SMP alternatives memory: 36K\n"
+               + reading % (1653, 0, 1653, 128, 127))
+    up = up_elision.record(facts, console)
+    t.check(up["measured"] and (up["recorded_locked"], up["recorded_patched"], up["unrecorded_locked"],
+                                up["left_locked"], up["modules_left_locked"], up["table_freed"]) == (0, 1653, 127, 127, 7, True),
+            "up_elision.record(): the last reading, left locked = recorded 0xf0 + unrecorded 0xf0: %s" % up)
+    none = up_elision.record(facts, "no probe here\n")
+    t.check(not none["measured"] and "0 of the probe's 4 readings" in none["reason"],
+            "up_elision.record() without readings: not measured, with the reason: %s" % none.get("reason"))
+    nomod = os.path.join(work, "nomod")
+    os.makedirs(nomod)
+    with open(os.path.join(nomod, ".config"), "w") as f:
+        f.write("CONFIG_SMP=y\n# CONFIG_MODULES is not set\n")
+    why = [up_elision.why_not(dict(x86[0], build_dir=nomod), ["1"]),
+           up_elision.why_not(dict(x86[0], build_dir=nomod), ["2"]),
+           up_elision.why_not(arm64["builds"][0], ["1"])]
+    t.check(why[0].startswith("modules off") and why[1].startswith("not booted with -smp 1")
+            and why[2].startswith("not x86-64"), "up_elision.why_not(): modules off, no -smp 1, not x86-64: %s" % why)
+    x86[0]["up_elision"], x86[-1]["up_elision"] = up, up_elision.not_measured(why[0])
     doc["builds"] += x86
     if item is not None:
         doc["audit"].append(item)
@@ -198,6 +226,10 @@ def main():
     mutate("build CPU seconds as text", lambda d: d["builds"][0].update(build_cpu_s="535 s"))
     mutate("an undeclared audit field", lambda d: a0(d).update(surprise=1))
     mutate(".smp_locks without its C11 count", lambda d: d["audit"][-1].setdefault("smp_locks", {"stock": 1}).pop("c11", None))
+    ux = len(arm64["builds"])           # the first x86 build: its up_elision
+    mutate("up_elision measured without the probe's reading", lambda d: d["builds"][ux]["up_elision"].pop("probe_recorded_patched"))
+    mutate("up_elision not measured without a reason", lambda d: d["builds"][-1]["up_elision"].pop("reason"))
+    mutate("up_elision measured as a string", lambda d: d["builds"][ux]["up_elision"].update(measured="yes"))
     for what, d in broken:
         err = refused(d)
         t.check(err is not None, "schema refuses %s (%s)" % (what, err))
