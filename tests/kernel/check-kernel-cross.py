@@ -92,6 +92,27 @@ def main(argv):
                 % (name, qemu, (r.stdout.strip().splitlines() or ["no output"])[-1]))
         for l in nok:
             print("# " + l)
+    # clang --target: the layer compiles, and nothing in it calls libatomic or
+    # the outline-atomics helpers (the kernel has neither: a member of a
+    # __packed struct once made clang call __atomic_load from objpool.c).
+    clang, nm = shutil.which("clang-19"), shutil.which("llvm-nm-19")
+    for name, cc, _, _, _ in TARGETS:
+        triple = cc[0][:-len("-gcc")]
+        if not clang or not nm:
+            print("# note: clang-19 or llvm-nm-19 not installed: %s with clang skipped" % name)
+            continue
+        obj = os.path.join(build, "mock-generic-c11-clang-%s.o" % name)
+        r = subprocess.run([clang, "--target=" + triple] + cc[1:] + ["-std=gnu11", "-O2", "-Wall", "-Wextra",
+                            "-Werror", "-I", INC, "-c", "-o", obj, os.path.join(HERE, "mock-generic-c11.c")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        if not t.check(r.returncode == 0, "%s: clang-19 --target=%s compiles the asm-generic C11 layer"
+                       % (name, triple)):
+            print("# " + "\n# ".join(r.stdout.strip().splitlines()[:10]))
+            continue
+        und = subprocess.run([nm, "-u", obj], stdout=subprocess.PIPE, universal_newlines=True).stdout.split()
+        calls = sorted(u for u in und if u.startswith(("__atomic_", "__aarch64_", "__sync_")))
+        t.check(not calls, "%s: clang-19 makes no libatomic/outline-atomics call%s"
+                % (name, " (calls %s)" % ", ".join(calls) if calls else ""))
     # The vmlinux audit's instruction classes and reasons, on synthetic code.
     from katomic_tools.kernel import xaudit
     cases = [("arm64", "dmb", "ish", "full_fence"), ("arm64", "dmb", "ishst", "light_fence"),
