@@ -77,6 +77,19 @@ def main(argv):
     t.check(audit.reason(None, bts).startswith("new out-of-line") and audit.reason(bts, None).startswith("gone"),
             "audit: functions only in one kernel")
     import tempfile as _t
+    from katomic_tools.kernel import build as _build
+    blog = _t.mkdtemp(prefix="katomic-runlog-")
+    try:
+        _build._run(["sh", "-c", "echo '  HOSTCC  scripts/dtc/libfdt/fdt_strerror.o'; "
+                     "echo 'ld.lld-19: error: undefined symbol: __atomic_load'; "
+                     "echo 'make[3]: *** [Makefile.vmlinux:34: vmlinux] Error 1'; exit 2"],
+                    blog, os.path.join(blog, "log"), "building small-arm64-clang-c11")
+        msg = ""
+    except KernelError as e:
+        msg = str(e)
+    shutil.rmtree(blog)
+    t.check("undefined symbol: __atomic_load" in msg and "strerror" not in msg and "small-arm64-clang-c11" in msg,
+            "a failed build names the build and the linker's error line, not a file named *error* (%s)" % msg[-90:])
     fake = _t.mkdtemp(prefix="katomic-bloat-")
     os.makedirs(os.path.join(fake, "scripts"))
     with open(os.path.join(fake, "scripts", "bloat-o-meter"), "w") as f:

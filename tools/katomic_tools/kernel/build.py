@@ -98,9 +98,12 @@ def _run(cmd, cwd, log, what):
     if r.returncode != 0:
         tail = ""
         with open(log, errors="replace") as f:
-            lines = [l.rstrip() for l in f if "error" in l.lower() or "***" in l]
-        if lines:
-            tail = ": " + lines[0][-200:]
+            lines = [l.rstrip() for l in f if not l.startswith("$ ")]  # not our own command lines
+        # The compiler's or linker's "error:" first (not a file named
+        # fdt_strerror.o in kbuild's progress lines), else make's "***".
+        first = [l for l in lines if re.search(r"\berror\b:", l, re.I)] or [l for l in lines if "***" in l]
+        if first:
+            tail = ": " + first[0].strip()[-200:]
         raise KernelError("%s failed (exit %d; log %s)%s" % (what, r.returncode, log, tail))
 
 
@@ -212,7 +215,7 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     open(log, "w").close()
     t0, c0 = time.time(), _child_cpu()
     _run(["nice", "-n", "10", "make", "-j%d" % jobs, "O=" + bdir] + make_args(arch, cc) + A["targets"], tree, log,
-         "building %s-%s-%s" % (config, cc, variant))
+         "building " + os.path.basename(bdir))
     secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
     if not fresh:
