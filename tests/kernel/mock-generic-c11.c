@@ -113,23 +113,10 @@ static void test_cmpxchg(void)
 	ok(arch_cmpxchg(&ptr, (void *)&w, NULL) == (void *)&w && ptr == NULL, "cmpxchg of a pointer to NULL");
 }
 
-/* The kernel builds with -Wno-address-of-packed-member, and so does this. */
-#pragma GCC diagnostic ignored "-Waddress-of-packed-member"
-/*
- * A __packed struct's members have alignment 1 in the type system
- * (the kernel's objpool_slot): clang made its ordered accesses libatomic
- * calls, which this program, linked without libatomic, would not link.
- */
-struct packed_slot {
-	unsigned char pad[4];
-	unsigned int head;
-	unsigned long tail;
-} __attribute__((__packed__));
+#include "mock-packed.h"
 
 static void test_barriers(void)
 {
-	static struct packed_slot slot_mem __attribute__((__aligned__(8)));
-	struct packed_slot *volatile slot_p = &slot_mem, *slot = slot_p;	/* only the type's alignment known */
 	int x = 1, y;
 	int *p = &x, *q;
 
@@ -139,10 +126,7 @@ static void test_barriers(void)
 	__smp_store_release(&x, 2);
 	y = __smp_load_acquire(&x);
 	q = __smp_load_acquire(&p);
-	__smp_store_release(&slot->head, 0xfffffffeU);
-	__smp_store_release(&slot->tail, ~0UL);
-	ok(__smp_load_acquire(&slot->head) == 0xfffffffeU && __smp_load_acquire(&slot->tail) == ~0UL &&
-	   slot->pad[3] == 0, "store_release, load_acquire on members of a __packed struct (naturally aligned)");
+	test_packed_members();
 	ok(y == 2 && q == &x, "barriers, store_release, load_acquire");
 }
 
