@@ -260,6 +260,24 @@ def up_elision_section(tmp):
     t.check(stock["left locked on one CPU: kernel"] == str(1600 + 33 + 120 + 33),
             "a kernel that did not patch: its recorded sites count as left locked (%s)"
             % stock["left locked on one CPU: kernel"])
+    # A later audit-only run (--no-boot) of the same builds keeps the earlier reading; the
+    # later run's kept-asm list replaces the earlier x86 run's (it describes the newer code).
+    later = copy.deepcopy(gcc)
+    later["machine"]["date"] = "2026-12-04T22:00:00Z"
+    for b in later["builds"]:
+        b["up_elision"] = {"measured": False, "reason": "not booted (--no-boot)"}
+    later["boots"] = []
+    later["c11_kept_asm"] = [dict(later["c11_kept_asm"][0], what="only the newer run's entry")]
+    rc, out, err = report("--from", d, "--from", kernel_run(os.path.join(tmp, "up-gcc"), gcc),
+                          "--from", kernel_run(os.path.join(tmp, "up-clang"), clang),
+                          "--from", kernel_run(os.path.join(tmp, "up-gcc-later"), later))
+    md = read(d, "REPORT.md")
+    rows = md_table(md, "config", ".smp_locks sites (kernel text)")
+    kept = [r[".smp_locks sites (kernel text)"] for r in rows if r["cc"] == "gcc"]
+    t.check(rc == 0 and kept == [str(want[("gcc", "stock")]["recorded"]), str(want[("gcc", "c11")]["recorded"])],
+            "a later --no-boot run of the same builds keeps the earlier -smp 1 reading (%s)" % kept)
+    t.check("only the newer run's entry" in md and gcc["c11_kept_asm"][0]["what"] not in md,
+            "what stays asm: the latest x86 run's list, not the union with an older run's")
     for what, change in (("measured without its figures", lambda u: u.pop("recorded_locked")),
                          ("not measured without a reason", lambda u: (u.clear(), u.update(measured=False))),
                          ("a negative count", lambda u: u.update(left_locked=-1)),
