@@ -191,13 +191,26 @@ function emit_atomic(t,    pfx, T, G, k, b, n) {
 	print "#endif /* " G " */"
 }
 
-function emit_template(part,    f, line, n) {
+# A template line "/* @insert NAME */" stands for gen/kernel/NAME: one text
+# that the x86 and the asm-generic headers both carry (ordered-access-c11.h).
+function emit_file(f,    line, n, m) {
+	n = 0
+	while ((getline line < f) > 0) {
+		n++
+		if (match(line, /^\/\* @insert [^ ]+ \*\/$/)) {
+			m = emit_file(KDIR "/" substr(line, 12, length(line) - 14))
+			if (m == 0) { print "gen-kernel.awk: " f ":" n ": " line ": missing or empty" > "/dev/stderr"; exit 2 }
+		} else
+			print line
+	}
+	close(f)
+	return n
+}
+
+function emit_template(part,    f) {
 	f = KDIR "/" part "-c11.h"
 	banner(" from gen/kernel/" part "-c11.h")
-	n = 0
-	while ((getline line < f) > 0) { print line; n++ }
-	close(f)
-	if (n == 0) { print "gen-kernel.awk: " f ": missing or empty" > "/dev/stderr"; exit 2 }
+	if (emit_file(f) == 0) { print "gen-kernel.awk: " f ": missing or empty" > "/dev/stderr"; exit 2 }
 }
 
 BEGIN {
