@@ -13,7 +13,8 @@
  */
 
 /* Count the slow path's events (spinlock-queue.h's hook for tests). */
-#define SPIN_EVENTS(X) X(steal) X(queue) X(hot) X(sleep) X(prewake) X(nap_sleep) X(nap_yield) X(handoff) X(overrun)
+#define SPIN_EVENTS(X) X(steal) X(queue) X(hot) X(sleep) X(prewake) X(nap_sleep) X(nap_yield) X(handoff) X(overrun) \
+	X(turn) X(turn_over) X(turn_idle)
 #define SPIN_EVENT_COUNTER(what) static long spin_ev_##what;
 SPIN_EVENTS(SPIN_EVENT_COUNTER)
 #define __KA_SPIN_STAT(what) ((void)__atomic_fetch_add(&spin_ev_##what, 1, __ATOMIC_RELAXED))
@@ -28,7 +29,8 @@ static void spin_events(long *ev)
 #define SPIN_EVENT_READ(what) ev[k++] = __atomic_load_n(&spin_ev_##what, __ATOMIC_RELAXED);
 	SPIN_EVENTS(SPIN_EVENT_READ)
 }
-enum { EV_STEAL, EV_QUEUE, EV_HOT, EV_SLEEP, EV_PREWAKE, EV_NAP_SLEEP, EV_NAP_YIELD, EV_HANDOFF, EV_OVERRUN, EV_N };
+enum { EV_STEAL, EV_QUEUE, EV_HOT, EV_SLEEP, EV_PREWAKE, EV_NAP_SLEEP, EV_NAP_YIELD, EV_HANDOFF, EV_OVERRUN, EV_TURN,
+       EV_TURN_OVER, EV_TURN_IDLE, EV_N };
 
 static DEFINE_SPINLOCK(static_lock);
 
@@ -143,11 +145,13 @@ static void test_sleepers(spinlock_t *lock, int nthreads)
 	run_lock(lock, "holder preempted", nthreads, c);
 	spin_events(ev1);
 	diag("%d threads: %ld queued (%ld hot), %ld slept in futex (%ld woken early), naps %ld asleep "
-	     "%ld yielded, %ld HANDOFF, %ld taken by a running thread, %ld queued after running past the queue",
+	     "%ld yielded, %ld HANDOFF, %ld taken by a running thread, %ld queued after running past the queue, "
+	     "%ld turns (%ld ended, %ld given up as seldom used)",
 	     nthreads, ev1[EV_QUEUE] - ev0[EV_QUEUE],
 	     ev1[EV_HOT] - ev0[EV_HOT], ev1[EV_SLEEP] - ev0[EV_SLEEP], ev1[EV_PREWAKE] - ev0[EV_PREWAKE],
 	     ev1[EV_NAP_SLEEP] - ev0[EV_NAP_SLEEP], ev1[EV_NAP_YIELD] - ev0[EV_NAP_YIELD],
-	     ev1[EV_HANDOFF] - ev0[EV_HANDOFF], ev1[EV_STEAL] - ev0[EV_STEAL], ev1[EV_OVERRUN] - ev0[EV_OVERRUN]);
+	     ev1[EV_HANDOFF] - ev0[EV_HANDOFF], ev1[EV_STEAL] - ev0[EV_STEAL], ev1[EV_OVERRUN] - ev0[EV_OVERRUN],
+	     ev1[EV_TURN] - ev0[EV_TURN], ev1[EV_TURN_OVER] - ev0[EV_TURN_OVER], ev1[EV_TURN_IDLE] - ev0[EV_TURN_IDLE]);
 #ifdef __linux__
 	ok(ev1[EV_SLEEP] > ev0[EV_SLEEP], "%d threads: queued waiters slept in futex() and were woken in turn",
 	   nthreads);
@@ -157,6 +161,15 @@ static void test_sleepers(spinlock_t *lock, int nthreads)
 	ok(ev1[EV_NAP_SLEEP] + ev1[EV_NAP_YIELD] > ev0[EV_NAP_SLEEP] + ev0[EV_NAP_YIELD],
 	   "%d threads: the queue head napped while the holder was off the CPU", nthreads);
 	ok(ev1[EV_HANDOFF] > ev0[EV_HANDOFF], "%d threads: the queue head claimed the lock (HANDOFF)", nthreads);
+	/*
+	 * A head that waited out a sleeping holder, with others queued behind
+	 * it, takes the lock as a turn; every turn ends (the next head's
+	 * HANDOFF, its length, or the owner using it seldom: threads finish
+	 * while they own a turn, and the others must still get the lock).
+	 */
+	ok(ev1[EV_TURN] > ev0[EV_TURN], "%d threads: a head that had waited took the lock as a turn", nthreads);
+	ok(ev1[EV_TURN_OVER] + ev1[EV_TURN_IDLE] > ev0[EV_TURN_OVER] + ev0[EV_TURN_IDLE],
+	   "%d threads: turns ended and their owners queued again or gave the turn up", nthreads);
 	ok(ev1[EV_OVERRUN] > ev0[EV_OVERRUN],
 	   "%d threads: a thread that ran past the queue for its turn's length queued at once", nthreads);
 }

@@ -66,11 +66,13 @@ extern "C" {
 #define __KA_SPIN_YIELD_SWITCHED (1ULL << 13)	/* 2-8 us */
 #define __KA_SPIN_HEAD_WAIT	(1ULL << 18)	/* 50-250 us */
 #define __KA_SPIN_RUN		(1ULL << 19)	/* 100-500 us */
+#define __KA_SPIN_TURN_GAP	(1ULL << 9)	/* 100-250 ns */
 #else
 #define __KA_SPIN_WINDOW	30000ULL	/* ns */
 #define __KA_SPIN_YIELD_SWITCHED 4000ULL
 #define __KA_SPIN_HEAD_WAIT	150000ULL
 #define __KA_SPIN_RUN		300000ULL
+#define __KA_SPIN_TURN_GAP	200ULL
 #endif
 
 /*
@@ -264,14 +266,95 @@ static inline bool __ka_spin_hot(unsigned long long now)
 	return streak >= __KA_SPIN_HOT;
 }
 
+/*
+ * Turns.  A head that had to wait for the lock (it napped, or claimed it
+ * with HANDOFF) while others are queued behind it takes the lock as a
+ * *turn* (TURN and a turn number in the flags byte): until its turn ends,
+ * nobody else may take the lock, so the fast path of every other thread
+ * fails and it queues, and the owner takes the lock again through
+ * __ka_spin_turn_take() (its own fast path fails as well).  A turn ends
+ * when the next head claims the lock (HANDOFF, after its naps or
+ * __KA_SPIN_HEAD_WAIT), when the owner has had it for __KA_SPIN_RUN, or
+ * when the owner uses it too seldom to need turns: two windows of 8 takes
+ * in a row each longer than 8 __KA_SPIN_TURN_GAP (one slow window may be a
+ * preemption; a lock taken between long stretches of other work must not
+ * make everyone else queue while its owner works).  The threads of a
+ * saturated lock thus run in turns, FIFO, for about the same time each,
+ * whichever CPU each shares with whom: without turns the running thread
+ * kept a pure hand-off for as long as the scheduler let it, and over a
+ * second one thread got a fifth of another's acquisitions (issue 22;
+ * docs/spinlock.md).
+ */
+static __thread ka_spinlock_t *__ka_spin_turn_lock;	/* the lock whose turn this thread has */
+static __thread unsigned short __ka_spin_turn_id;	/* its TURN_ID bits */
+static __thread unsigned __ka_spin_turn_takes;
+static __thread bool __ka_spin_turn_slow;		/* the last window of 8 takes was slow */
+static __thread unsigned long long __ka_spin_turn_start, __ka_spin_turn_window;
+
+static inline void __ka_spin_turn_begin(ka_spinlock_t *lock, unsigned short id)
+{
+	__KA_SPIN_STAT(turn);
+	__ka_spin_turn_lock = lock;
+	__ka_spin_turn_id = id;
+	__ka_spin_turn_takes = 0;
+	__ka_spin_turn_slow = false;
+	__ka_spin_turn_start = __ka_spin_turn_window = __ka_spin_clock();
+}
+
+/* The turn's owner takes the lock again; false: its turn is over. */
+static inline bool __ka_spin_turn_take(ka_spinlock_t *lock)
+{
+	unsigned short mine = (unsigned short)(__KA_Q_TURN | __ka_spin_turn_id), lf;
+	unsigned long long now;
+	bool slow;
+
+	for (;;) {
+		lf = KA_READ_ONCE(lock->h.locked_flags);
+		if ((lf & ~__KA_Q_LOCKED) != mine)
+			break;		/* claimed by the head (HANDOFF), or not our turn any more */
+		if (!(++__ka_spin_turn_takes & 7)) {
+			now = __ka_spin_clock();	/* every 8th take: rdtsc is not free */
+			slow = now - __ka_spin_turn_window > 8 * __KA_SPIN_TURN_GAP;
+			if (slow && __ka_spin_turn_slow) {
+				/* Seldom used: no turns; take it as anyone would. */
+				if (lf & __KA_Q_LOCKED ||
+				    !ka_try_cmpxchg_acquire(&lock->h.locked_flags, &lf, (unsigned short)__KA_Q_LOCKED))
+					continue;
+				__KA_SPIN_STAT(turn_idle);
+				__ka_spin_turn_lock = (ka_spinlock_t *)0;
+				return true;
+			}
+			__ka_spin_turn_window = now;
+			__ka_spin_turn_slow = slow;
+			if (now - __ka_spin_turn_start > __KA_SPIN_RUN) {
+				ka_atomic_or(__KA_Q_HANDOFF, &lock->val);	/* the head's next */
+				break;
+			}
+		}
+		/* Held only by a nodeless waiter (pool exhausted) that took it past the turn. */
+		if (lf & __KA_Q_LOCKED)
+			ka_cpu_relax();
+		else if (ka_try_cmpxchg_acquire(&lock->h.locked_flags, &lf, (unsigned short)(mine | __KA_Q_LOCKED)))
+			return true;
+	}
+	__KA_SPIN_STAT(turn_over);
+	__ka_spin_turn_lock = (ka_spinlock_t *)0;
+	return false;
+}
+
 __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 {
 	struct __ka_spin_node *node;
 	unsigned spins, naps = 0;
 	unsigned short me, prev, next;
 	int v, idx;
-	unsigned long long t_head = __ka_spin_clock();
-	bool hot = __ka_spin_hot(t_head), prewoken = false;
+	unsigned long long t_head;
+	bool hot, prewoken = false;
+
+	if (__ka_spin_turn_lock == lock && __ka_spin_turn_take(lock))
+		return;
+	t_head = __ka_spin_clock();
+	hot = __ka_spin_hot(t_head);
 
 	/*
 	 * Running past others for longer than __KA_SPIN_RUN since this thread
@@ -294,7 +377,11 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 
 	/* 1. A short spin: take the lock if it comes free (queue or not). */
 	for (spins = hot ? 0 : __KA_SPIN_STEAL; spins; spins--) {
-		if (!KA_READ_ONCE(lock->h.locked_flags) && __ka_spin_take(lock)) {
+		unsigned short lf = KA_READ_ONCE(lock->h.locked_flags);
+
+		if (lf & ~__KA_Q_LOCKED)
+			break;	/* the queue's next (HANDOFF) or a queued thread's turn: queue now */
+		if (!lf && __ka_spin_take(lock)) {
 			__KA_SPIN_STAT(steal);
 			return;
 		}
@@ -306,11 +393,21 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 
 	idx = __ka_spin_node_claim();
 	if (idx < 0) {
-		/* Pool exhausted: wait without a node, as a running thread does. */
+		/*
+		 * Pool exhausted: wait without a node, as a running thread does,
+		 * and take a free lock even in someone's turn (a turn could
+		 * otherwise outlast this wait for as long as others queue).
+		 */
+		unsigned short lf;
+
 		spins = __KA_SPIN_BEFORE_YIELD;
-		while (KA_READ_ONCE(lock->h.locked_flags) || !__ka_spin_take(lock))
+		for (;;) {
+			lf = KA_READ_ONCE(lock->h.locked_flags);
+			if (!(lf & (__KA_Q_LOCKED | __KA_Q_HANDOFF)) &&
+			    ka_try_cmpxchg_acquire(&lock->h.locked_flags, &lf, (unsigned short)(lf | __KA_Q_LOCKED)))
+				return;
 			__ka_spin_wait(spins);
-		return;
+		}
 	}
 
 	/* 2. Queue up.  The xchg is a full barrier: the node's fields are set before it is found. */
@@ -334,26 +431,39 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 	spins = hot ? 1 : __KA_SPIN_HEAD;
 	t_head = __ka_spin_clock();	/* the head's wait starts (HANDOFF's bound) */
 	for (;;) {
+		v = ka_atomic_read(&lock->val);
 #ifdef __KA_SPIN_CAN_SLEEP
 		/*
 		 * Wake the successor as soon as there is one: woken only when
 		 * its turn comes, each waiter would add a wake-up's latency (a
 		 * time slice when its CPU is busy) while the lock sits free and
-		 * the CPUs of the sleeping waiters idle.
+		 * the CPUs of the sleeping waiters idle.  Not during a turn:
+		 * the successor would only poll on the CPU the owner needs, and
+		 * a turn is long; it is woken when it becomes the head.
 		 */
-		if (!prewoken && (next = ka_smp_load_acquire(&node->next))) {
+		if (!prewoken && !(v & __KA_Q_TURN) && (next = ka_smp_load_acquire(&node->next))) {
 			__ka_spin_prewake(&__ka_spin_nodes_v1[next - 1]);
 			prewoken = true;
 		}
 #endif
-		v = ka_atomic_read(&lock->val);
+		if ((v & (__KA_Q_LOCKED | __KA_Q_TURN | __KA_Q_HANDOFF)) == __KA_Q_TURN)
+			v |= __KA_Q_LOCKED;	/* free, but in another's turn: as good as held */
 		if (!(v & __KA_Q_LOCKED)) {
-			int nv = (v | __KA_Q_LOCKED) & ~__KA_Q_HANDOFF;
+			int nv = (v & ~0xff00) | __KA_Q_LOCKED;
+			unsigned short id = 0;
 
-			if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) == me)
+			if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) == me) {
 				nv &= 0xffff;	/* the last waiter: empty the queue */
-			if (ka_atomic_try_cmpxchg_acquire(&lock->val, &v, nv))
+			} else if (naps || (v & __KA_Q_HANDOFF)) {
+				/* Won by waiting, others behind: a turn (see __ka_spin_turn_take). */
+				id = (unsigned short)((v + (1 << __KA_Q_TURN_ID_SHIFT)) & __KA_Q_TURN_ID);
+				nv |= __KA_Q_TURN | id;
+			}
+			if (ka_atomic_try_cmpxchg_acquire(&lock->val, &v, nv)) {
+				if (nv & __KA_Q_TURN)
+					__ka_spin_turn_begin(lock, id);
 				break;
+			}
 			continue;
 		}
 		if (v & __KA_Q_HANDOFF) {
@@ -362,7 +472,12 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 			ka_cpu_relax();
 		} else if (naps < __KA_SPIN_NAPS && __ka_spin_clock() - t_head < __KA_SPIN_HEAD_WAIT) {
 			naps++;
-			__ka_spin_nap(&node->state);
+#ifdef __KA_SPIN_CAN_SLEEP
+			if (v & __KA_Q_TURN)	/* the owner keeps it busy: leave its CPU alone */
+				__ka_spin_sleep_for(&node->state, __KA_SPIN_NAP_NS);
+			else
+#endif
+				__ka_spin_nap(&node->state);
 			spins = __KA_SPIN_HEAD;
 		} else {
 			__KA_SPIN_STAT(handoff);

@@ -58,6 +58,9 @@ typedef union {
 
 #define __KA_Q_LOCKED		1
 #define __KA_Q_HANDOFF		(1 << 8)
+#define __KA_Q_TURN		(1 << 9)	/* the lock is one queued thread's for a turn */
+#define __KA_Q_TURN_ID_SHIFT	10		/* bits 10-15: which turn */
+#define __KA_Q_TURN_ID		(0x3f << __KA_Q_TURN_ID_SHIFT)
 #define __KA_Q_TAIL_SHIFT	16
 
 #define KA___SPIN_LOCK_UNLOCKED(x)	{ KA_ATOMIC_INIT(0) }
@@ -117,9 +120,10 @@ static __ka_always_inline void ka_spin_lock(ka_spinlock_t *lock)
 }
 
 /*
- * Succeeds when the lock is free and the queue head has not claimed it
- * (HANDOFF), even with waiters queued: a trylock loop is a waiter that is
- * running.
+ * Succeeds when the lock is free and no queued thread has claimed it (the
+ * head's HANDOFF, or a turn), even with waiters queued: a trylock loop is a
+ * waiter that is running.  Like the kernel's, it fails while the lock word
+ * says the queue has the lock next.
  */
 static __ka_always_inline bool ka_spin_trylock(ka_spinlock_t *lock)
 {
