@@ -9,7 +9,8 @@ Usage: kernel-locks.py --src LINUX --work DIR [--ccs "gcc clang"] [--backends "c
          mcs_spinlock.h, osq_lock.c, qspinlock_stat.h, lock_events.h,
          lock_events_list.h}, include/asm-generic/qspinlock{,_types}.h and
          include/linux/osq_lock.h (extracted at test time: no kernel code is
-         part of katomic)
+         part of katomic); a whole tree will do: only those files are copied
+         into DIR/linux and compiled from there
 
 Builds kernel-locks-main.c, which includes qspinlock.c and osq_lock.c, with
 kernel-locks-shim.h in place of every kernel header they include that is
@@ -35,6 +36,7 @@ more than 1.5x the plain build's time (and more than 10 ms).
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -64,12 +66,24 @@ class BadInput(Exception):
     pass
 
 
-def write_stubs(src, work):
-    """One-line headers for STUBBED; refuse an include that is neither extracted nor known."""
+def mirror(src, work):
+    """Copy SOURCES from src into work/linux and return that: src may be a whole
+    kernel tree, whose include/ must not be on the include path (its
+    linux/limits.h would stand in for the C library's)."""
+    dst = os.path.join(work, "linux")
     for rel in SOURCES:
         path = os.path.join(src, rel)
         if not os.path.isfile(path):
             raise BadInput("%s: not found (extract it from linux-source-6.12)" % path)
+        os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
+        shutil.copyfile(path, os.path.join(dst, rel))
+    return dst
+
+
+def write_stubs(src, work):
+    """One-line headers for STUBBED; refuse an include that is neither extracted nor known."""
+    for rel in SOURCES:
+        path = os.path.join(src, rel)
         for no, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
             m = re.match(r'\s*#\s*include\s*[<"]([^>"]+)[>"]', line)
             if not m:
@@ -127,6 +141,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     try:
+        a.src = mirror(a.src, a.work)
         stubs = write_stubs(a.src, a.work)
         threads = [int(t) for t in a.threads.split()]
         bthreads = [int(t) for t in a.bench_threads.split()]
