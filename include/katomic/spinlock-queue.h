@@ -196,6 +196,7 @@ static inline void __ka_spin_prewake(struct __ka_spin_node *n)
 {
 	int s = __KA_QN_WAIT;
 
+	__KA_SPIN_STAT(next_in_line);
 	if (ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN))
 		return;
 	if (s == __KA_QN_SLEEP && ka_try_cmpxchg(&n->state, &s, __KA_QN_WOKEN)) {
@@ -304,38 +305,39 @@ static inline void __ka_spin_turn_begin(ka_spinlock_t *lock, unsigned short id)
 /* The turn's owner takes the lock again; false: its turn is over. */
 static inline bool __ka_spin_turn_take(ka_spinlock_t *lock)
 {
-	unsigned short mine = (unsigned short)(__KA_Q_TURN | __ka_spin_turn_id), lf;
+	unsigned short mine = (unsigned short)(__KA_Q_TURN | __ka_spin_turn_id), lf, nlf;
 	unsigned long long now;
+	unsigned spins = __KA_SPIN_BEFORE_YIELD;
 	bool slow;
 
 	for (;;) {
 		lf = KA_READ_ONCE(lock->h.locked_flags);
 		if ((lf & ~__KA_Q_LOCKED) != mine)
 			break;		/* claimed by the head (HANDOFF), or not our turn any more */
+		if (lf & __KA_Q_LOCKED) {
+			__ka_spin_wait(spins);	/* a nodeless waiter (pool exhausted) has it */
+			continue;
+		}
+		nlf = (unsigned short)(mine | __KA_Q_LOCKED);
 		if (!(++__ka_spin_turn_takes & 7)) {
 			now = __ka_spin_clock();	/* every 8th take: rdtsc is not free */
 			slow = now - __ka_spin_turn_window > 8 * __KA_SPIN_TURN_GAP;
-			if (slow && __ka_spin_turn_slow) {
-				/* Seldom used: no turns; take it as anyone would. */
-				if (lf & __KA_Q_LOCKED ||
-				    !ka_try_cmpxchg_acquire(&lock->h.locked_flags, &lf, (unsigned short)__KA_Q_LOCKED))
-					continue;
-				__KA_SPIN_STAT(turn_idle);
-				__ka_spin_turn_lock = (ka_spinlock_t *)0;
-				return true;
-			}
-			__ka_spin_turn_window = now;
-			__ka_spin_turn_slow = slow;
 			if (now - __ka_spin_turn_start > __KA_SPIN_RUN) {
 				ka_atomic_or(__KA_Q_HANDOFF, &lock->val);	/* the head's next */
 				break;
 			}
+			if (slow && __ka_spin_turn_slow)
+				nlf = __KA_Q_LOCKED;	/* seldom used: no turns; take it as anyone would */
+			__ka_spin_turn_window = now;
+			__ka_spin_turn_slow = slow;
 		}
-		/* Held only by a nodeless waiter (pool exhausted) that took it past the turn. */
-		if (lf & __KA_Q_LOCKED)
-			ka_cpu_relax();
-		else if (ka_try_cmpxchg_acquire(&lock->h.locked_flags, &lf, (unsigned short)(mine | __KA_Q_LOCKED)))
+		if (ka_try_cmpxchg_acquire(&lock->h.locked_flags, &lf, nlf)) {
+			if (nlf == __KA_Q_LOCKED) {
+				__KA_SPIN_STAT(turn_idle);
+				__ka_spin_turn_lock = (ka_spinlock_t *)0;
+			}
 			return true;
+		}
 	}
 	__KA_SPIN_STAT(turn_over);
 	__ka_spin_turn_lock = (ka_spinlock_t *)0;
