@@ -26,11 +26,14 @@ def _ifdef(opt, header):
 
 # katomic_tools.kernel.smplocks writes the compiler's lock sites after the
 # kernel's own entries; unused slots stay 0, which alternatives_smp_lock/
-# unlock skip, so __smp_locks_end (resolved in the code) never moves.
+# unlock skip, so __smp_locks_end (resolved in the code) never moves.  The
+# room grows with the text: one slot per 256 bytes of it (the C11 kernels
+# have one lock site per 1,000-1,400 bytes: small 2,070 in 2.5 MB, defconfig
+# 12,198 in 16.5 MB, which overflowed a fixed 32 KB).
 SMP_LOCKS_ROOM = """#if defined(CONFIG_X86_ATOMIC_C11) && defined(CONFIG_SMP)
 		/* katomic: room for the compiler's lock prefixes (scripts/link-vmlinux.sh fills it) */
 		__katomic_smp_locks_reserve = .;
-		. += 0x8000;
+		. += ALIGN((_etext - _text) / 64, 4);
 #endif
 """
 SMP_LOCKS_STEP = """# katomic: the compiler's lock prefixes into .smp_locks (UP lock elision)

@@ -202,8 +202,9 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     elif len(merged) > capacity:
         need = len(merged) - len(asm_entries)
         raise Error("%s: %s holds %d entries, %d are needed (%d the kernel's asm, %d new): reserve at least "
-                    "%d bytes after the kernel's own entries (the `. += 0x8000` katomic's patch puts in "
-                    "arch/x86/kernel/vmlinux.lds.S, tools/katomic_tools/kernel/patch.py)"
+                    "%d bytes after the kernel's own entries (the room katomic's patch reserves in "
+                    "arch/x86/kernel/vmlinux.lds.S, one slot per 256 bytes of text: "
+                    "SMP_LOCKS_ROOM in tools/katomic_tools/kernel/patch.py)"
                     % (path, TABLE, capacity, len(merged), len(asm_entries), len(new), 4 * need))
     blob = struct.pack("<%di" % len(merged), *[t - (taddr + 4 * i) for i, t in enumerate(merged)])
     blob += b"\0" * (4 * capacity - len(blob))
