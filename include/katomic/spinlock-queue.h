@@ -475,9 +475,10 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 		} else if (naps < __KA_SPIN_NAPS && __ka_spin_clock() - t_head < __KA_SPIN_HEAD_WAIT) {
 			naps++;
 #ifdef __KA_SPIN_CAN_SLEEP
-			if (v & __KA_Q_TURN)	/* the owner keeps it busy: leave its CPU alone */
+			if (v & __KA_Q_TURN) {	/* the owner keeps it busy: leave its CPU alone */
+				__KA_SPIN_STAT(nap_sleep);
 				__ka_spin_sleep_for(&node->state, __KA_SPIN_NAP_NS);
-			else
+			} else
 #endif
 				__ka_spin_nap(&node->state);
 			spins = __KA_SPIN_HEAD;
