@@ -29,11 +29,14 @@ def _ifdef(opt, header):
 # unlock skip, so __smp_locks_end (resolved in the code) never moves.  The
 # room grows with the text: one slot per 256 bytes of it (the C11 kernels
 # have one lock site per 1,000-1,400 bytes: small 2,070 in 2.5 MB, defconfig
-# 12,198 in 16.5 MB, which overflowed a fixed 32 KB).
+# 12,198 in 16.5 MB, which overflowed a fixed 32 KB).  ABSOLUTE(): _etext is
+# defined outside .text, _text inside it, and GNU ld, inside an output
+# section, subtracts a section-relative symbol from an absolute one as an
+# offset ("cannot move location counter backwards"); ld.lld does not care.
 SMP_LOCKS_ROOM = """#if defined(CONFIG_X86_ATOMIC_C11) && defined(CONFIG_SMP)
 		/* katomic: room for the compiler's lock prefixes (scripts/link-vmlinux.sh fills it) */
 		__katomic_smp_locks_reserve = .;
-		. += ALIGN((_etext - _text) / 64, 4);
+		. += ALIGN((ABSOLUTE(_etext) - ABSOLUTE(_text)) / 64, 4);
 #endif
 """
 SMP_LOCKS_STEP = """# katomic: the compiler's lock prefixes into .smp_locks (UP lock elision)
