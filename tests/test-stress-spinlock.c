@@ -176,8 +176,8 @@ static void test_sleepers(spinlock_t *lock, int nthreads)
  * The head tells its successor early that it is next in line (and wakes
  * it if it sleeps), outside turns: thread 0 takes the lock uncontended (no
  * turn) and holds it 50 ms; thread 1 queues and becomes the head; thread 2
- * queues behind it 10 ms later.  During turns (the test above)
- * the head leaves its successor asleep.
+ * queues behind it 10 ms later.  During turns (the test above) the head
+ * leaves its successor asleep.
  */
 static spinlock_t line_lock;
 static int line_state;

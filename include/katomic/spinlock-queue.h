@@ -224,23 +224,28 @@ static inline void __ka_spin_make_head(struct __ka_spin_node *n)
  * The head's nap: give the CPU to another thread of this CPU if there is one
  * (threads outnumbering CPUs: it keeps the lock busy); if the yield came
  * straight back, nobody else wanted the CPU, so sleep a little instead, to
- * leave the lock's cache line to the running threads.  Nobody wakes the head
- * early: spin_unlock is a plain store.
+ * leave the lock's cache line to the running threads.  During another
+ * thread's turn, sleep at once: the owner keeps the lock busy, and a yield
+ * would only take its CPU.  Nobody wakes the head early: spin_unlock is a
+ * plain store.
  */
-static inline void __ka_spin_nap(int *word)
+static inline void __ka_spin_nap(int *word, bool turn)
 {
-	unsigned long long t0 = __ka_spin_clock();
-
-	__ka_sched_yield();
 #ifdef __KA_SPIN_CAN_SLEEP
-	if (__ka_spin_clock() - t0 < __KA_SPIN_YIELD_SWITCHED) {
-		__KA_SPIN_STAT(nap_sleep);
-		__ka_spin_sleep_for(word, __KA_SPIN_NAP_NS);
-	} else {
-		__KA_SPIN_STAT(nap_yield);
+	if (!turn) {
+		unsigned long long t0 = __ka_spin_clock();
+
+		__ka_sched_yield();
+		if (__ka_spin_clock() - t0 >= __KA_SPIN_YIELD_SWITCHED) {
+			__KA_SPIN_STAT(nap_yield);
+			return;
+		}
 	}
+	__KA_SPIN_STAT(nap_sleep);
+	__ka_spin_sleep_for(word, __KA_SPIN_NAP_NS);
 #else
-	(void)word, (void)t0;
+	(void)word, (void)turn;
+	__ka_sched_yield();
 #endif
 }
 
@@ -451,7 +456,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 		if ((v & (__KA_Q_LOCKED | __KA_Q_TURN | __KA_Q_HANDOFF)) == __KA_Q_TURN)
 			v |= __KA_Q_LOCKED;	/* free, but in another's turn: as good as held */
 		if (!(v & __KA_Q_LOCKED)) {
-			int nv = (v & ~0xff00) | __KA_Q_LOCKED;
+			int nv = (v & ~__KA_Q_FLAGS) | __KA_Q_LOCKED;
 			unsigned short id = 0;
 
 			if ((unsigned short)((unsigned)v >> __KA_Q_TAIL_SHIFT) == me) {
@@ -474,13 +479,7 @@ __KA_SPIN_API void __ka_spin_lock_slowpath(ka_spinlock_t *lock)
 			ka_cpu_relax();
 		} else if (naps < __KA_SPIN_NAPS && __ka_spin_clock() - t_head < __KA_SPIN_HEAD_WAIT) {
 			naps++;
-#ifdef __KA_SPIN_CAN_SLEEP
-			if (v & __KA_Q_TURN) {	/* the owner keeps it busy: leave its CPU alone */
-				__KA_SPIN_STAT(nap_sleep);
-				__ka_spin_sleep_for(&node->state, __KA_SPIN_NAP_NS);
-			} else
-#endif
-				__ka_spin_nap(&node->state);
+			__ka_spin_nap(&node->state, v & __KA_Q_TURN);
 			spins = __KA_SPIN_HEAD;
 		} else {
 			__KA_SPIN_STAT(handoff);

@@ -61,6 +61,7 @@ typedef union {
 #define __KA_Q_TURN		(1 << 9)	/* the lock is one queued thread's for a turn */
 #define __KA_Q_TURN_ID_SHIFT	10		/* bits 10-15: which turn */
 #define __KA_Q_TURN_ID		(0x3f << __KA_Q_TURN_ID_SHIFT)
+#define __KA_Q_FLAGS		(0xff << 8)	/* HANDOFF, TURN and the turn number */
 #define __KA_Q_TAIL_SHIFT	16
 
 #define KA___SPIN_LOCK_UNLOCKED(x)	{ KA_ATOMIC_INIT(0) }

@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "up"))
 from katomic_tools.common.tap import Tap            # noqa: E402
+from katomic_tools.kernel import patch              # noqa: E402
 import uplocks                                      # noqa: E402
 
 LDS = """
@@ -175,7 +176,6 @@ def room(t, tmp, cc):
     """The room katomic's patch reserves (patch.SMP_LOCKS_ROOM, as the kernel's
     cpp leaves it), linked by GNU ld and by ld.lld where installed: one slot per
     256 bytes of text at least."""
-    from katomic_tools.kernel import patch
     lines = [l for l in patch.SMP_LOCKS_ROOM.splitlines() if not l.startswith("#")]
     base = os.path.join(tmp, "room")
     with open(base + ".lds", "w") as f:
@@ -191,6 +191,8 @@ def room(t, tmp, cc):
     lds = [l for l in ("ld", "ld.lld-19", "ld.lld") if shutil.which(l)]
     if "ld.lld-19" in lds and "ld.lld" in lds:
         lds.remove("ld.lld")
+    if not any(l.startswith("ld.lld") for l in lds):
+        print("# note: ld.lld not found (apt-get install lld-19): the room linked by GNU ld only")
     for ld in lds:
         out = "%s-%s" % (base, ld)
         r = subprocess.run([ld, "-T", base + ".lds", "-o", out, base + ".o"], stdout=subprocess.PIPE,
