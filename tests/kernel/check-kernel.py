@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common.tap import Tap            # noqa: E402
-from katomic_tools.kernel import KernelError, patch, tree  # noqa: E402
+from katomic_tools.kernel import KernelError, build, patch, tree  # noqa: E402
 
 ASM = "arch/x86/include/asm"
 GEN = os.path.join(ROOT, "tools", "kernel", "generated", ASM)
@@ -183,7 +183,24 @@ def main(argv):
                 "patch(1) missing: one line naming the package, exit 2")
     refresh_keeps_mode(t)
     refresh_drops_old_hunks(t)
+    build_kind(t)
     return t.summary()
+
+
+def build_kind(t):
+    """The build record's time: a make over a build dir that holds only what
+    configuring compiled (scripts/) is a full build; one with objects and no
+    vmlinux resumed an interrupted build, whose full time is unknown."""
+    with tempfile.TemporaryDirectory(prefix="katomic-kind-") as tmp:
+        os.makedirs(os.path.join(tmp, "scripts", "kconfig"))
+        open(os.path.join(tmp, "scripts", "kconfig", "conf.o"), "w").close()
+        t.check(not build._has_objects(tmp), "a configured build dir (scripts/ objects only) counts as unbuilt")
+        os.makedirs(os.path.join(tmp, "kernel", "sched"))
+        open(os.path.join(tmp, "kernel", "sched", "core.o"), "w").close()
+        t.check(build._has_objects(tmp), "an object under kernel/ counts as a started build")
+    t.check(build.took({"build_s": 812.4, "last_make_s": 3.0}) == "812 s", "a whole build's time is shown")
+    said = build.took({"build_s": None, "last_make_s": 61.0})
+    t.check("61 s" in said and "resumed" in said, "a resumed build says so with its make's time (%s)" % said)
 
 
 @contextmanager

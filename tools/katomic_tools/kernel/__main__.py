@@ -410,8 +410,8 @@ def main_cross(src, a):
                 try:
                     b = build.build(src if v == "stock" else c11_tree, config, cc, v, a["jobs"], arch)
                     b["lock_prefixes"] = 0      # no lock prefixes on arm64/riscv64: see the audit's insns
-                    print("katomic kernel: built %s-%s-%s in %.0f s: text %d bytes" % (
-                        label(config), cc, v, b["build_s"], b["text_bytes"]), flush=True)
+                    print("katomic kernel: built %s-%s-%s in %s: text %d bytes" % (
+                        label(config), cc, v, build.took(b), b["text_bytes"]), flush=True)
                 except KernelError as e:
                     print("katomic kernel: %s" % e, file=sys.stderr)
                     bad.append(str(e))
@@ -499,8 +499,8 @@ def main(argv):
             try:
                 b = build.build(src if v == "stock" else c11_tree, a["config"], cc, v, a["jobs"])
                 b["lock_prefixes"] = audit.lock_count(audit.disassemble(b["vmlinux"]))
-                print("katomic kernel: built %s-%s-%s in %.0f s: text %d bytes, %d lock prefixes, "
-                      "%d objtool warnings" % (a["config"], cc, v, b["build_s"], b["text_bytes"],
+                print("katomic kernel: built %s-%s-%s in %s: text %d bytes, %d lock prefixes, "
+                      "%d objtool warnings" % (a["config"], cc, v, build.took(b), b["text_bytes"],
                                                b["lock_prefixes"], b["objtool_warnings"]), flush=True)
             except KernelError as e:
                 print("katomic kernel: %s" % e, file=sys.stderr)

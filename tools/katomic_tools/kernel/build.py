@@ -196,6 +196,17 @@ def _child_cpu():
     return r.ru_utime + r.ru_stime
 
 
+def _has_objects(bdir):
+    """Whether an earlier make compiled anything in bdir (configuring compiles
+    only scripts/ and the generated headers)."""
+    for top, dirs, files in os.walk(bdir):
+        if top == bdir:
+            dirs[:] = [d for d in dirs if d not in ("scripts", "include", "tools", "usr", "source")]
+        if any(f.endswith(".o") for f in files):
+            return True
+    return False
+
+
 def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     """Configure and make; returns the kernel.json `builds` item (KernelError if it fails)."""
     check_tools(cc, arch)
@@ -210,7 +221,13 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
             old = {}
     configure(tree, bdir, config, cc, variant, arch)
     vmlinux = os.path.join(bdir, "vmlinux")
-    fresh = not os.path.isfile(vmlinux) or not old
+    # Three kinds of make: a full build (no objects yet) is timed; an
+    # incremental one over a finished build keeps that build's time; one that
+    # resumes an interrupted build, or relinks a build with no record, knows
+    # only part of the cost, so its full time is recorded as unknown (null).
+    started = _has_objects(bdir)
+    fresh = not started
+    incremental = started and os.path.isfile(vmlinux) and old.get("build_s") is not None
     log = os.path.join(bdir, "katomic-build.log")
     open(log, "w").close()
     t0, c0 = time.time(), _child_cpu()
@@ -219,12 +236,12 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
     if not fresh:
-        # An incremental make compiles only what changed: keep the full build's
-        # time and the warnings of the objects not rebuilt.
+        # A make over existing objects compiles only what is left or changed:
+        # keep the warnings of the objects it did not rebuild.
         warns = sorted(set(old.get("objtool", [])) | set(warns))
     rec = {"config": config, "cc": cc, "variant": variant, "ok": True,
-           "build_s": secs if fresh else old.get("build_s", secs), "last_make_s": secs,
-           "build_cpu_s": cpu if fresh else old.get("build_cpu_s"),
+           "build_s": secs if fresh else old.get("build_s") if incremental else None, "last_make_s": secs,
+           "build_cpu_s": cpu if fresh else old.get("build_cpu_s") if incremental else None,
            "objtool_warnings": len(warns), "objtool": warns,
            "text_bytes": text_bytes(vmlinux, A["tool_prefix"]), "bzimage": os.path.join(bdir, A["image"]),
            "arch": arch,
@@ -233,6 +250,13 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     with open(rec_path, "w") as f:
         json.dump(rec, f, indent=1)
     return rec
+
+
+def took(rec):
+    """A build item's time as a log line says it."""
+    if rec.get("build_s") is None:
+        return "%.0f s (a resumed build: its full time is not known)" % rec["last_make_s"]
+    return "%.0f s" % rec["build_s"]
 
 
 def prepare(tree, config, cc, variant, arch, jobs=2):
