@@ -16,6 +16,24 @@
 #include "atomic-c11.h"
 #include "atomic64-c11.h"
 #include "cmpxchg-c11.h"
+
+/*
+ * The kernel's own atomic bitops, which <asm/bitops.h> defines before it
+ * includes bitops-c11.h, and which the C11 layer calls for a variable bit:
+ * lock bts/btr/btc on the bit string (any nr, one instruction).
+ */
+#define MOCK_BITOP(name, insn)							\
+static __always_inline void arch_##name(long nr, volatile unsigned long *addr)	\
+{ asm volatile("lock " insn "q %1,%0" : "+m"(*addr) : "Ir"(nr) : "memory"); }	\
+static __always_inline bool arch_test_and_##name(long nr, volatile unsigned long *addr) \
+{										\
+	bool r;									\
+	asm volatile("lock " insn "q %2,%1" : "=@ccc"(r), "+m"(*addr) : "Ir"(nr) : "memory"); \
+	return r;								\
+}
+MOCK_BITOP(set_bit, "bts")
+MOCK_BITOP(clear_bit, "btr")
+MOCK_BITOP(change_bit, "btc")
 #include "bitops-c11.h"
 #include "barrier-c11.h"
 

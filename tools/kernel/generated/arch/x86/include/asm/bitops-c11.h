@@ -16,14 +16,17 @@
  * Shapes (katomic's include/katomic/arch/x86_64.h, docs/codegen.md):
  *  - a constant bit: a locked or/and/xor on the byte holding it (lock orb,
  *    as the kernel's CONST_MASK_ADDR asm does);
- *  - a variable bit: the RMW on the long word nr / BITS_PER_LONG, which gcc and
- *    clang fold into lock bts/btr/btc.  The kernel's asm hands bts the whole
- *    bit string (any nr, one instruction); C11 has no bit-string RMW, so the
- *    word index is computed first (nr >= 0 in every caller);
- *  - test_and_*: `(fetch_OP(word, mask) & mask) != 0`, folded into
- *    lock bts/btr/btc + setc.  clang folds that only for bits 32..63 of a
- *    64-bit word, and only while the RMW's one user is "& mask": it gets the
- *    32-bit half holding the bit and an empty asm on the result.
+ *  - test_and_* on a constant bit: `(fetch_OP(word, mask) & mask) != 0`,
+ *    folded into lock bts/btr/btc $bit + setc.  clang folds that only for
+ *    bits 32..63 of a 64-bit word, and only while the RMW's one user is
+ *    "& mask": it gets the 32-bit half holding the bit and an empty asm on
+ *    the result;
+ *  - a variable bit: the kernel's own asm (arch_set_bit & co. in
+ *    <asm/bitops.h>, defined before this header is included: lock bts/btr/btc
+ *    on the bit string).  C11 has no bit-string RMW: the word RMW that the
+ *    compilers fold into lock bts only while the shape survives inlining was
+ *    a lock cmpxchg loop in 13 functions of the defconfig kernel (gcc-12:
+ *    release_perfctr_nmi's clear_bit, hub_activate's test_and_set_bit, ...).
  * Every RMW is SEQ_CST: acquire (_lock) and release (_unlock) are the same code.
  */
 #ifdef __clang__
@@ -45,38 +48,33 @@ typedef unsigned long __attribute__((__may_alias__)) __ka_bitword;
 	__ka_r;									\
 })
 
-/*
- * A void bitop: byte RMW for a constant bit.  A variable bit takes the
- * test_and_ shape with its result handed to an empty asm: the compilers fold
- * only that shape into lock bts/btr/btc (a discarded result gives
- * mov $1 + shl %cl + lock or/and/xor, the mask built in %cl).  The setc the
- * asm keeps costs 3 bytes; the mask costs 7-8 and ties up %rcx (gcc-12: 19
- * bytes against 23 a site; clang-19: 18 against 20).
- */
-#define __ka_c11_bitop_void(fetch, nr, addr, inv) do {				\
-	if (__builtin_constant_p(nr)) {						\
-		unsigned char __ka_b = 1 << ((nr) & 7);				\
-		(void)fetch((volatile unsigned char *)(addr) + ((nr) >> 3),	\
-			    (inv) ? (unsigned char)~__ka_b : __ka_b,		\
-			    __ATOMIC_SEQ_CST);					\
-	} else {								\
-		bool __ka_old = __ka_c11_bitop(fetch, nr, addr,			\
-					       (inv) ? ~__ka_m : __ka_m);	\
-		asm("" : : "r"(__ka_old));					\
-	}									\
-} while (0)
+/* A void bitop on a constant bit: the byte RMW. */
+#define __ka_c11_bitop_byte(fetch, nr, addr, inv)				\
+	((void)fetch((volatile unsigned char *)(addr) + ((nr) >> 3),		\
+		     (inv) ? (unsigned char)~(1 << ((nr) & 7)) : (unsigned char)(1 << ((nr) & 7)), \
+		     __ATOMIC_SEQ_CST))
 
+/* A variable bit: the kernel's function of the same name (lock bts & co.). */
 static __always_inline void ka_c11_set_bit(long nr, volatile unsigned long *addr)
 {
-	__ka_c11_bitop_void(__atomic_fetch_or, nr, addr, 0);
+	if (__builtin_constant_p(nr))
+		__ka_c11_bitop_byte(__atomic_fetch_or, nr, addr, 0);
+	else
+		arch_set_bit(nr, addr);
 }
 static __always_inline void ka_c11_clear_bit(long nr, volatile unsigned long *addr)
 {
-	__ka_c11_bitop_void(__atomic_fetch_and, nr, addr, 1);
+	if (__builtin_constant_p(nr))
+		__ka_c11_bitop_byte(__atomic_fetch_and, nr, addr, 1);
+	else
+		arch_clear_bit(nr, addr);
 }
 static __always_inline void ka_c11_change_bit(long nr, volatile unsigned long *addr)
 {
-	__ka_c11_bitop_void(__atomic_fetch_xor, nr, addr, 0);
+	if (__builtin_constant_p(nr))
+		__ka_c11_bitop_byte(__atomic_fetch_xor, nr, addr, 0);
+	else
+		arch_change_bit(nr, addr);
 }
 /* Release: the SEQ_CST RMW already is one (the kernel: barrier() + clear_bit). */
 static __always_inline void ka_c11_clear_bit_unlock(long nr, volatile unsigned long *addr)
@@ -85,7 +83,9 @@ static __always_inline void ka_c11_clear_bit_unlock(long nr, volatile unsigned l
 }
 static __always_inline bool ka_c11_test_and_set_bit(long nr, volatile unsigned long *addr)
 {
-	return __ka_c11_bitop(__atomic_fetch_or, nr, addr, __ka_m);
+	if (__builtin_constant_p(nr))
+		return __ka_c11_bitop(__atomic_fetch_or, nr, addr, __ka_m);
+	return arch_test_and_set_bit(nr, addr);
 }
 static __always_inline bool ka_c11_test_and_set_bit_lock(long nr, volatile unsigned long *addr)
 {
@@ -93,11 +93,15 @@ static __always_inline bool ka_c11_test_and_set_bit_lock(long nr, volatile unsig
 }
 static __always_inline bool ka_c11_test_and_clear_bit(long nr, volatile unsigned long *addr)
 {
-	return __ka_c11_bitop(__atomic_fetch_and, nr, addr, ~__ka_m);
+	if (__builtin_constant_p(nr))
+		return __ka_c11_bitop(__atomic_fetch_and, nr, addr, ~__ka_m);
+	return arch_test_and_clear_bit(nr, addr);
 }
 static __always_inline bool ka_c11_test_and_change_bit(long nr, volatile unsigned long *addr)
 {
-	return __ka_c11_bitop(__atomic_fetch_xor, nr, addr, __ka_m);
+	if (__builtin_constant_p(nr))
+		return __ka_c11_bitop(__atomic_fetch_xor, nr, addr, __ka_m);
+	return arch_test_and_change_bit(nr, addr);
 }
 /*
  * folio_end_read(): lock xorb + sets on the low byte.  clang turns a constant
