@@ -30,8 +30,10 @@ Prints TAP; exits 1 on a failure, 2 on bad input.
 with plain load + pause waiting loops that never yield (-DKL_PLAIN_SPIN, as
 user-space ports of these locks usually wait) and with katomic's, run
 alternately RUNS times each at --bench-threads; prints per lock, threads and
-build the median (min-max) seconds of each and in how many runs katomic took
-more than 1.5x the plain build's time (and more than 10 ms).
+build the median (min-max) seconds of each; in how many runs katomic took
+more than 1.5x the plain build's time (and more than 10 ms), run against run
+(paired) and sorted run against sorted run (ranked: the two distributions);
+and the stalls of each build, runs over 20x its fastest.
 """
 import argparse
 import os
@@ -59,6 +61,7 @@ STUBBED = {"linux/smp.h", "linux/bug.h", "linux/cpumask.h", "linux/percpu.h", "l
 UNUSED = {"qspinlock_paravirt.h", "qspinlock.c", "linux/sched/clock.h", "linux/fs.h"}
 # The kernel's own warning choices (its Makefile): not katomic's business.
 FLOOR_S = 0.01  # --bench: runs shorter than this are not judged slower
+STALL = 20     # --bench: a run this many times the build's fastest stalled
 KERNEL_FLAGS = ["-Wno-unused-parameter", "-Wno-pointer-sign", "-fno-strict-aliasing"]
 
 
@@ -113,6 +116,16 @@ def build(cc, backend, plain, src, stubs, work):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     ours = [l for l in p.stdout.splitlines() if "include/katomic/" in l or "tests/linux-source/" in l]
     return exe, name, p.returncode, p.stdout, ours
+
+
+def stalls(v):
+    """'n, max' of the runs over STALL x the fastest (and FLOOR_S): a FIFO lock
+    whose queue holds a preempted waiter waits for the scheduler at every
+    hand-off (a time slice when the waiters only spin, a context switch when
+    they yield)."""
+    long = [x for x in v if x > STALL * min(v) and x > FLOOR_S]
+    return "%d, max %s" % (len(long), "%.3f" % max(long) if long and max(long) != float("inf") else
+                           "timeout" if long else "-")
 
 
 def run(exe, lock, threads, acq, timeout):
@@ -179,9 +192,13 @@ def main():
             by[(cc, b, plain)] = exe
         print("# side by side: %d runs each, %d acquisitions per thread, load %s" %
               (a.bench, a.acq, open("/proc/loadavg").read().split()[0]))
-        print("# %-10s %-3s %-10s %-26s %-26s %s" % ("lock", "thr", "build", "plain s med (min-max)",
-                                                   "katomic s med (min-max)",
-                                                   "runs katomic > 1.5x plain and > %g s" % FLOOR_S))
+        print("# slower: runs where katomic took over 1.5x plain's time and over %g s, run i against\n"
+              "#   run i (paired) and k-th fastest against k-th fastest (ranked);\n"
+              "# stalls: runs over %dx the build's fastest (a queue of preempted waiters), and the longest"
+              % (FLOOR_S, STALL))
+        print("# %-10s %-3s %-10s %-26s %-26s %-8s %-8s %-16s %s" % (
+            "lock", "thr", "build", "plain s med (min-max)", "katomic s med (min-max)", "paired", "ranked",
+            "plain stalls", "katomic stalls"))
         for lock in LOCKS:
             for t in bthreads:
                 for cc in a.ccs.split():
@@ -195,11 +212,13 @@ def main():
                                 acc.append(secs if ok and secs is not None else float("inf"))
                         # A run is slower when katomic took over 1.5x plain's time and over
                         # FLOOR_S (the clock and thread start-up make shorter runs noise).
-                        slow = sum(1 for p, k in zip(ps, ks) if k > 1.5 * p and k > FLOOR_S)
+                        slow = lambda pairs: sum(1 for p, k in pairs if k > 1.5 * p and k > FLOOR_S)
                         f = lambda v: "%.3f (%.3f-%.3f)" % (statistics.median(v), min(v), max(v))
-                        print("  %-10s %-3d %-10s %-26s %-26s %d of %d" % (
-                            lock, t, "%s-%s" % (b, os.path.basename(cc)), f(ps), f(ks), slow, a.bench),
-                            flush=True)
+                        print("  %-10s %-3d %-10s %-26s %-26s %-8s %-8s %-16s %s" % (
+                            lock, t, "%s-%s" % (b, os.path.basename(cc)), f(ps), f(ks),
+                            "%d/%d" % (slow(zip(ps, ks)), a.bench),
+                            "%d/%d" % (slow(zip(sorted(ps), sorted(ks))), a.bench),
+                            stalls(ps), stalls(ks)), flush=True)
                 print("# load %s" % open("/proc/loadavg").read().split()[0], flush=True)
     print("1..%d" % n)
     return 1 if fails else 0
