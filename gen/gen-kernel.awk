@@ -28,8 +28,11 @@ function body(k, T,    op, m, r, b, x, arg, test) {
 	if (m == "l") return "return __atomic_load_n((const volatile " T " *)&v->counter, __ATOMIC_RELAXED);"
 	if (m == "s") return "__atomic_store_n((volatile " T " *)&v->counter, i, __ATOMIC_RELAXED);"
 	if (op == "xchg") return "return __atomic_exchange_n(&v->counter, newv, __KA_RMW);"
+	# The expected value in a local of its own, *old written only on failure
+	# (the kernel asm's shape): gcc keeps a caller's old that sits in a
+	# struct or union in a stack slot when the builtin takes its address.
 	if (op == "try_cmpxchg")
-		return "return __atomic_compare_exchange_n(&v->counter, old, newv, false,\n\t\t\t\t\t   __KA_RMW, __KA_RMW);"
+		return T " o = *old;\n\tbool r = __atomic_compare_exchange_n(&v->counter, &o, newv, false,\n\t\t\t\t\t     __KA_RMW, __KA_RMW);\n\n\tif (unlikely(!r))\n\t\t*old = o;\n\treturn r;"
 	if (op == "cmpxchg")
 		return "(void)__atomic_compare_exchange_n(&v->counter, &old, newv, false,\n\t\t\t\t\t  __KA_RMW, __KA_RMW);\n\treturn old;"
 	test = ""

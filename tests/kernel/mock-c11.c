@@ -77,6 +77,26 @@ static void test_atomic64(void)
 	ok(arch_atomic64_sub_return(INT64_MIN, &v) == 0, "atomic64_sub_return to 0");
 }
 
+/* The expected value inside a union, as lockref keeps it: the loop's shape. */
+static void test_try_cmpxchg_union(void)
+{
+	union { unsigned long lock_count; struct { int lock, count; }; } old, new, shared = { 0 };
+	atomic_t a = { 5 };
+	struct { int pad, v; } s = { 0, 1 };
+	int tries = 0;
+
+	old.lock_count = 0;
+	shared.count = 4;		/* the first try fails, the second sees the count */
+	do {
+		new = old;
+		new.count++;
+		tries++;
+	} while (!arch_try_cmpxchg(&shared.lock_count, &old.lock_count, new.lock_count));
+	ok(tries == 2 && shared.count == 5 && old.count == 4, "try_cmpxchg loop on a union's word: fails once, then counts");
+	ok(!arch_atomic_try_cmpxchg(&a, &s.v, 9) && s.v == 5 && s.pad == 0, "atomic_try_cmpxchg failing writes a struct member's old");
+	ok(arch_atomic_try_cmpxchg(&a, &s.v, 9) && s.v == 5 && a.counter == 9, "atomic_try_cmpxchg succeeding leaves it");
+}
+
 static void test_cmpxchg(void)
 {
 	unsigned char b = 0xff;
@@ -96,6 +116,11 @@ static void test_cmpxchg(void)
 	ok(r.pmd == 1 && p.pmd == 2, "xchg of an 8-byte struct (pmd_t)");
 	ok(arch_cmpxchg(&ptr, (void *)&b, NULL) == (void *)&b && ptr == NULL, "cmpxchg of a pointer to NULL");
 	ok(xadd(&l, 41UL) == 1 && l == 42, "xadd");
+	r.pmd = 7;
+	ok(!arch_try_cmpxchg(&p, &r, q) && r.pmd == 2 && p.pmd == 2, "try_cmpxchg of a pmd_t failing writes *pold");
+	q.pmd = 3;
+	ok(arch_try_cmpxchg(&p, &r, q) && r.pmd == 2 && p.pmd == 3, "try_cmpxchg of a pmd_t succeeding leaves *pold");
+	test_try_cmpxchg_union();
 }
 
 static void test_bitops(void)

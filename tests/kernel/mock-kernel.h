@@ -9,6 +9,9 @@ typedef struct { s64 counter; } atomic64_t;
 #ifndef __always_inline
 #define __always_inline inline __attribute__((__always_inline__))
 #endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
 #define compiletime_assert_atomic_type(t) \
 	_Static_assert(sizeof(t) == 1 || sizeof(t) == 2 || sizeof(t) == 4 || sizeof(t) == 8, "size")
 #define __unqual_scalar_typeof(x) __typeof__(_Generic((x),			\

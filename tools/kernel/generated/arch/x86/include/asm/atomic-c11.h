@@ -166,8 +166,13 @@ static __always_inline int arch_atomic_cmpxchg(atomic_t *v, int old, int newv)
 
 static __always_inline bool arch_atomic_try_cmpxchg(atomic_t *v, int *old, int newv)
 {
-	return __atomic_compare_exchange_n(&v->counter, old, newv, false,
-					   __KA_RMW, __KA_RMW);
+	int o = *old;
+	bool r = __atomic_compare_exchange_n(&v->counter, &o, newv, false,
+					     __KA_RMW, __KA_RMW);
+
+	if (unlikely(!r))
+		*old = o;
+	return r;
 }
 #define arch_atomic_try_cmpxchg arch_atomic_try_cmpxchg
 

@@ -166,8 +166,13 @@ static __always_inline s64 arch_atomic64_cmpxchg(atomic64_t *v, s64 old, s64 new
 
 static __always_inline bool arch_atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 newv)
 {
-	return __atomic_compare_exchange_n(&v->counter, old, newv, false,
-					   __KA_RMW, __KA_RMW);
+	s64 o = *old;
+	bool r = __atomic_compare_exchange_n(&v->counter, &o, newv, false,
+					     __KA_RMW, __KA_RMW);
+
+	if (unlikely(!r))
+		*old = o;
+	return r;
 }
 #define arch_atomic64_try_cmpxchg arch_atomic64_try_cmpxchg
 

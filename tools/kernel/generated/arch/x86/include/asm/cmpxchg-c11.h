@@ -49,14 +49,23 @@
 	__ka_o;									\
 })
 
-/* *pold is written only when it fails, with the value found (the kernel's rule). */
+/*
+ * *pold is written only when it fails, with the value found (the kernel's
+ * rule).  The expected value goes through a local of its own, as in the
+ * kernel's asm: handed the caller's pointer, gcc keeps an old value that
+ * sits in a struct or union (lockref's, a page table entry's) in a stack
+ * slot, stored and reloaded around every try.
+ */
 #undef arch_try_cmpxchg
 #define arch_try_cmpxchg(ptr, pold, new) ({					\
 	__ka_c11_typecheck(ptr);						\
-	__unqual_scalar_typeof(*(ptr)) __ka_n = (new);				\
-	__atomic_compare_exchange((ptr),					\
-			(__unqual_scalar_typeof(*(ptr)) *)(pold), &__ka_n, false,\
-			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);			\
+	__unqual_scalar_typeof(*(ptr)) *__ka_p = (__unqual_scalar_typeof(*(ptr)) *)(pold); \
+	__unqual_scalar_typeof(*(ptr)) __ka_o = *__ka_p, __ka_n = (new);	\
+	bool __ka_r = __atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,\
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+	if (unlikely(!__ka_r))							\
+		*__ka_p = __ka_o;						\
+	__ka_r;									\
 })
 
 #undef arch_sync_cmpxchg
