@@ -221,6 +221,12 @@ function idiom_probes() {
 	emit("idiom_try_cmpxchg_loop", "other", "other", "bool(atomic_t *v, int limit)",
 	     "\tint old = atomic_read(v);\n\n\tdo {\n\t\tif (old >= limit)\n\t\t\treturn false;\n" \
 	     "\t} while (!atomic_try_cmpxchg(v, &old, old * 2 + 1));\n\treturn true;")
+	# The expected value in a union (lockref's shape): C11 kept it in a stack slot.
+	emit("idiom_try_cmpxchg_union", "other", "other", "int(unsigned long *w)",
+	     "\tunion { unsigned long word; struct { unsigned short lock, count; } f; } old, next;\n\n" \
+	     "\told.word = READ_ONCE(*w);\n\tdo {\n\t\tif (old.f.lock)\n\t\t\treturn -1;\n" \
+	     "\t\tnext = old;\n\t\tnext.f.count++;\n\t} while (!try_cmpxchg(w, &old.word, next.word));\n" \
+	     "\treturn next.f.count;")
 	emit("idiom_cmpxchg_loop_long", "other", "other", "long(atomic_long_t *v, long mask)",
 	     "\tlong old = atomic_long_read(v), seen;\n\n\tfor (;;) {\n" \
 	     "\t\tseen = atomic_long_cmpxchg(v, old, (old | mask) + 1);\n" \

@@ -172,6 +172,33 @@ static void test_types(void)
 	   "results have the unqualified type of *ptr; try_cmpxchg returns bool");
 }
 
+/*
+ * The expected value inside a union or a struct (lockref's word, a member):
+ * the loop's shape, what a failure writes back, and nothing written on success.
+ */
+static void test_old_in_aggregate(void)
+{
+	union { unsigned long long word; struct { int lock, count; } f; } old, new, shared;
+	struct { int pad, v; } s = { 7, 1 };
+	atomic_t a = ATOMIC_INIT(5);
+	int tries = 0;
+
+	shared.word = 0;
+	shared.f.count = 4;	/* the first try fails and reads the count */
+	old.word = 0;
+	do {
+		new = old;
+		new.f.count++;
+		tries++;
+	} while (!try_cmpxchg(&shared.word, &old.word, new.word));
+	ok(tries == 2 && shared.f.count == 5 && shared.f.lock == 0 && old.f.count == 4,
+	   "try_cmpxchg loop on a union's word: fails once, writes back what it read, then counts");
+	ok(!atomic_try_cmpxchg(&a, &s.v, 9) && s.v == 5 && s.pad == 7 && atomic_read(&a) == 5,
+	   "atomic_try_cmpxchg failing writes a struct member's old, not its neighbour");
+	ok(atomic_try_cmpxchg(&a, &s.v, 9) && s.v == 5 && atomic_read(&a) == 9,
+	   "atomic_try_cmpxchg succeeding with a struct member's old");
+}
+
 /* A 1- or 2-byte operation leaves the neighbouring bytes of the word alone. */
 static void test_neighbours(void)
 {
@@ -309,6 +336,7 @@ int main(void)
 	ALL_CASES64(unsigned long long, e_ullong);
 
 	test_types();
+	test_old_in_aggregate();
 	test_neighbours();
 #ifdef KATOMIC_HAVE_CMPXCHG128
 	test_cmpxchg128();

@@ -88,14 +88,39 @@
 	__ka_assert_xchg_size(p, size);						\
 	op((p), (__ka_unqual(p))(n));						\
 })
+/*
+ * gcc: the expected value goes through a local of its own and *o is written
+ * only on failure (the kernel's rule, and its asm's shape).  Handed the
+ * caller's pointer, gcc keeps an old value inside a struct or union (a
+ * lockref-style word) in a stack slot, stored and reloaded around every try
+ * (the codegen audit's idiom_try_cmpxchg_union: gcc-12 25 -> 20
+ * instructions).  clang does the opposite: the copy costs it 5 instructions
+ * there, so it gets the caller's pointer.
+ */
+#ifdef __clang__
 #define __ka_try_cmpxchg_op(op, p, o, n, size) __extension__({		\
 	__ka_assert_xchg_size(p, size);						\
 	op((p), (o), (__ka_unqual(p))(n));					\
 })
-/* cmpxchg returns the value it read: equal to old exactly when it stored. */
+#else
+#define __ka_try_cmpxchg_op(op, p, o, n, size) __extension__({		\
+	__ka_unqual(p) *__ka_op = (o), __ka_ov = *__ka_op;			\
+	bool __ka_ok;								\
+	__ka_assert_xchg_size(p, size);						\
+	__ka_ok = op((p), &__ka_ov, (__ka_unqual(p))(n));			\
+	if (__builtin_expect(!__ka_ok, 0))					\
+		*__ka_op = __ka_ov;						\
+	__ka_ok;								\
+})
+#endif
+/*
+ * cmpxchg returns the value it read: equal to old exactly when it stored.
+ * Its expected value is a local already: op writes it directly.
+ */
 #define __ka_cmpxchg_op(op, p, o, n, size) __extension__({			\
 	__ka_unqual(p) __ka_old = (o);						\
-	(void)__ka_try_cmpxchg_op(op, p, &__ka_old, n, size);			\
+	__ka_assert_xchg_size(p, size);						\
+	(void)op((p), &__ka_old, (__ka_unqual(p))(n));				\
 	__ka_old;								\
 })
 

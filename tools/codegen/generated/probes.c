@@ -2947,6 +2947,21 @@ KA_PROBE bool probe_idiom_try_cmpxchg_loop(atomic_t *v, int limit)
 	return true;
 }
 
+/*@ probe_idiom_try_cmpxchg_union class=other shape=other */
+KA_PROBE int probe_idiom_try_cmpxchg_union(unsigned long *w)
+{
+	union { unsigned long word; struct { unsigned short lock, count; } f; } old, next;
+
+	old.word = READ_ONCE(*w);
+	do {
+		if (old.f.lock)
+			return -1;
+		next = old;
+		next.f.count++;
+	} while (!try_cmpxchg(w, &old.word, next.word));
+	return next.f.count;
+}
+
 /*@ probe_idiom_cmpxchg_loop_long class=other shape=other */
 KA_PROBE long probe_idiom_cmpxchg_loop_long(atomic_long_t *v, long mask)
 {
