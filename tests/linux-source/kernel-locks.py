@@ -124,8 +124,10 @@ def stalls(v):
     hand-off (a time slice when the waiters only spin, a context switch when
     they yield)."""
     long = [x for x in v if x > STALL * min(v) and x > FLOOR_S]
-    return "%d, max %s" % (len(long), "%.3f" % max(long) if long and max(long) != float("inf") else
-                           "timeout" if long else "-")
+    if not long:
+        return "0, max -"
+    top = max(long)
+    return "%d, max %s" % (len(long), "timeout" if top == float("inf") else "%.3f" % top)
 
 
 def run(exe, lock, threads, acq, timeout):

@@ -222,12 +222,11 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     configure(tree, bdir, config, cc, variant, arch)
     vmlinux = os.path.join(bdir, "vmlinux")
     # Three kinds of make: a full build (no objects yet) is timed; an
-    # incremental one over a finished build keeps that build's time; one that
-    # resumes an interrupted build, or relinks a build with no record, knows
-    # only part of the cost, so its full time is recorded as unknown (null).
-    started = _has_objects(bdir)
-    fresh = not started
-    incremental = started and os.path.isfile(vmlinux) and old.get("build_s") is not None
+    # incremental one over a finished build keeps that build's record (none:
+    # unknown); one that resumes an interrupted build knows only part of the
+    # cost, so its full time is recorded as unknown (null).
+    fresh = not _has_objects(bdir)
+    finished = os.path.isfile(vmlinux)
     log = os.path.join(bdir, "katomic-build.log")
     open(log, "w").close()
     t0, c0 = time.time(), _child_cpu()
@@ -235,13 +234,15 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
          "building " + os.path.basename(bdir))
     secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
-    if not fresh:
+    if fresh:
+        build_s, build_cpu_s = secs, cpu
+    else:
         # A make over existing objects compiles only what is left or changed:
         # keep the warnings of the objects it did not rebuild.
         warns = sorted(set(old.get("objtool", [])) | set(warns))
+        build_s, build_cpu_s = (old.get("build_s"), old.get("build_cpu_s")) if finished else (None, None)
     rec = {"config": config, "cc": cc, "variant": variant, "ok": True,
-           "build_s": secs if fresh else old.get("build_s") if incremental else None, "last_make_s": secs,
-           "build_cpu_s": cpu if fresh else old.get("build_cpu_s") if incremental else None,
+           "build_s": build_s, "last_make_s": secs, "build_cpu_s": build_cpu_s,
            "objtool_warnings": len(warns), "objtool": warns,
            "text_bytes": text_bytes(vmlinux, A["tool_prefix"]), "bzimage": os.path.join(bdir, A["image"]),
            "arch": arch,
