@@ -178,6 +178,8 @@ function emit_atomic(t,    pfx, T, G, k, b, n) {
 	print "#define __KA_RMW __ATOMIC_SEQ_CST"
 	print "#endif"
 	print ""
+	emit_file(KDIR "/hot-c11.h")
+	print ""
 	n = 0
 	for (k = 1; k <= NF_FUNCS; k++) {
 		b = body(k, T)
@@ -185,6 +187,7 @@ function emit_atomic(t,    pfx, T, G, k, b, n) {
 		n++
 		print "static __always_inline " ret_type(F_meta[k], T) " arch_" pfx "_" F_name[k] "(" k_params(k, T, pfx) ")"
 		print "{"
+		print "\t__ka_c11_hot();"
 		print "\t" b
 		print "}"
 		print "#define arch_" pfx "_" F_name[k] " arch_" pfx "_" F_name[k]

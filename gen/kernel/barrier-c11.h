@@ -10,15 +10,17 @@
  * the stack); release/acquire are plain moves the compiler may not reorder.
  * mb()/rmb()/wmb() also order device memory and stay mfence/lfence/sfence.
  */
+/* @insert hot-c11.h */
+
 #undef __smp_mb
-#define __smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __smp_mb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_SEQ_CST); } while (0)
 #undef __smp_rmb
-#define __smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define __smp_rmb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_ACQUIRE); } while (0)
 #undef __smp_wmb
-#define __smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define __smp_wmb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_RELEASE); } while (0)
 #undef __smp_store_mb
 #define __smp_store_mb(var, value) \
-	do { (void)__atomic_exchange_n(&(var), (value), __ATOMIC_SEQ_CST); } while (0)
+	do { __ka_c11_hot(); (void)__atomic_exchange_n(&(var), (value), __ATOMIC_SEQ_CST); } while (0)
 /* @insert ordered-access-c11.h */
 
 #endif /* _ASM_X86_BARRIER_C11_H */

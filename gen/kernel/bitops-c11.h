@@ -23,6 +23,8 @@
  *    release_perfctr_nmi's clear_bit, hub_activate's test_and_set_bit, ...).
  * Every RMW is SEQ_CST: acquire (_lock) and release (_unlock) are the same code.
  */
+/* @insert hot-c11.h */
+
 #ifdef __clang__
 typedef unsigned int __attribute__((__may_alias__)) __ka_bitword;
 #define __ka_bit_result(r) asm("" : "+r"(r))
@@ -33,6 +35,7 @@ typedef unsigned long __attribute__((__may_alias__)) __ka_bitword;
 #define __KA_BITWORD_BITS (8 * sizeof(__ka_bitword))
 
 #define __ka_c11_bitop(fetch, nr, addr, mask_arg) ({				\
+	__ka_c11_hot();								\
 	unsigned long __ka_nr = (nr);						\
 	volatile __ka_bitword *__ka_w = (volatile __ka_bitword *)(addr) +	\
 					__ka_nr / __KA_BITWORD_BITS;		\
@@ -43,10 +46,12 @@ typedef unsigned long __attribute__((__may_alias__)) __ka_bitword;
 })
 
 /* A void bitop on a constant bit: the byte RMW. */
-#define __ka_c11_bitop_byte(fetch, nr, addr, inv)				\
-	((void)fetch((volatile unsigned char *)(addr) + ((nr) >> 3),		\
+#define __ka_c11_bitop_byte(fetch, nr, addr, inv) ({			\
+	__ka_c11_hot();								\
+	(void)fetch((volatile unsigned char *)(addr) + ((nr) >> 3),		\
 		     (inv) ? (unsigned char)~(1 << ((nr) & 7)) : (unsigned char)(1 << ((nr) & 7)), \
-		     __ATOMIC_SEQ_CST))
+		     __ATOMIC_SEQ_CST);						\
+})
 
 /* A variable bit: the kernel's function of the same name (lock bts & co.). */
 static __always_inline void ka_c11_set_bit(long nr, volatile unsigned long *addr)
@@ -111,6 +116,7 @@ static __always_inline bool ka_c11_xor_unlock_is_negative_byte(unsigned long mas
 	unsigned char __ka_m = mask;
 	bool __ka_r;
 
+	__ka_c11_hot();
 #ifdef __clang__
 	asm("" : "+r"(__ka_m));
 #endif

@@ -20,6 +20,8 @@
  *    lock the compiler emits (none is recorded in .smp_locks, so none is
  *    patched out when an SMP kernel boots on one CPU: the UP cost of C11).
  */
+/* @insert hot-c11.h */
+
 #define __ka_c11_typecheck(ptr) compiletime_assert_atomic_type(*(ptr))
 
 /*
@@ -29,6 +31,7 @@
 #undef arch_xchg
 #define arch_xchg(ptr, v) ({							\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) __ka_v = (v), __ka_r;			\
 	__atomic_exchange((ptr), &__ka_v, &__ka_r, __ATOMIC_SEQ_CST);		\
 	__ka_r;									\
@@ -37,6 +40,7 @@
 #undef arch_cmpxchg
 #define arch_cmpxchg(ptr, old, new) ({						\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) __ka_o = (old), __ka_n = (new);		\
 	(void)__atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,	\
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
@@ -53,6 +57,7 @@
 #undef arch_try_cmpxchg
 #define arch_try_cmpxchg(ptr, pold, new) ({					\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) *__ka_p = (__unqual_scalar_typeof(*(ptr)) *)(pold); \
 	__unqual_scalar_typeof(*(ptr)) __ka_o = *__ka_p, __ka_n = (new);	\
 	bool __ka_r = __atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,\
@@ -70,6 +75,7 @@
 #undef xadd
 #define xadd(ptr, inc) ({							\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__atomic_fetch_add((ptr), (inc), __ATOMIC_SEQ_CST);			\
 })
 

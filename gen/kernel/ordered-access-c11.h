@@ -12,12 +12,14 @@
 #undef __smp_store_release
 #define __smp_store_release(p, v) do {						\
 	compiletime_assert_atomic_type(*p);					\
+	__ka_c11_hot();								\
 	__atomic_store_n((volatile __unqual_scalar_typeof(*(p)) *)__ka_c11_natural(p), \
 			 (__unqual_scalar_typeof(*(p)))(v), __ATOMIC_RELEASE);	\
 } while (0)
 #undef __smp_load_acquire
 #define __smp_load_acquire(p) ({						\
 	compiletime_assert_atomic_type(*p);					\
+	__ka_c11_hot();								\
 	(typeof(*p))__atomic_load_n(						\
 		(const volatile __unqual_scalar_typeof(*(p)) *)__ka_c11_natural(p), \
 		__ATOMIC_ACQUIRE);						\

@@ -18,6 +18,8 @@
  * device memory: dsb, fence io*, which C11 fences do not), smp_cond_load_*()
  * (wfe/wrs wait loops), smp_mb__after_spinlock() where the lock is weaker.
  */
+/* @insert hot-c11.h */
+
 #undef __smp_mb
 #define __smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #undef __smp_rmb

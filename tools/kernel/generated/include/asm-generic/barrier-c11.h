@@ -24,6 +24,24 @@
  * device memory: dsb, fence io*, which C11 fences do not), smp_cond_load_*()
  * (wfe/wrs wait loops), smp_mb__after_spinlock() where the lock is weaker.
  */
+/*
+ * __ka_c11_hot(): the path through this RMW is as likely as it would be without it.
+ * gcc guesses that a branch guarding a call is not taken (its "call"
+ * heuristic: a guarded call is often an error path), and an __atomic builtin
+ * is a call until RTL.  So `if (flags & X) atomic_dec(&nr_x);` put the locked
+ * instruction out of line behind a jump back (1,138 jumps more in the
+ * defconfig kernel), where the kernel's asm stays in line.  A hot label
+ * cancels that guess; unlikely()/likely() (__builtin_expect) still decide
+ * where they are written.  clang has no such guess (and no hot labels).
+ */
+#ifndef __ka_c11_hot
+#if defined(__GNUC__) && !defined(__clang__)
+#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#else
+#define __ka_c11_hot() do { } while (0)
+#endif
+#endif
+
 #undef __smp_mb
 #define __smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #undef __smp_rmb
@@ -44,12 +62,14 @@
 #undef __smp_store_release
 #define __smp_store_release(p, v) do {						\
 	compiletime_assert_atomic_type(*p);					\
+	__ka_c11_hot();								\
 	__atomic_store_n((volatile __unqual_scalar_typeof(*(p)) *)__ka_c11_natural(p), \
 			 (__unqual_scalar_typeof(*(p)))(v), __ATOMIC_RELEASE);	\
 } while (0)
 #undef __smp_load_acquire
 #define __smp_load_acquire(p) ({						\
 	compiletime_assert_atomic_type(*p);					\
+	__ka_c11_hot();								\
 	(typeof(*p))__atomic_load_n(						\
 		(const volatile __unqual_scalar_typeof(*(p)) *)__ka_c11_natural(p), \
 		__ATOMIC_ACQUIRE);						\

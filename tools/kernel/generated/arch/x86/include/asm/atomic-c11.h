@@ -18,146 +18,188 @@
 #define __KA_RMW __ATOMIC_SEQ_CST
 #endif
 
+/*
+ * __ka_c11_hot(): the path through this RMW is as likely as it would be without it.
+ * gcc guesses that a branch guarding a call is not taken (its "call"
+ * heuristic: a guarded call is often an error path), and an __atomic builtin
+ * is a call until RTL.  So `if (flags & X) atomic_dec(&nr_x);` put the locked
+ * instruction out of line behind a jump back (1,138 jumps more in the
+ * defconfig kernel), where the kernel's asm stays in line.  A hot label
+ * cancels that guess; unlikely()/likely() (__builtin_expect) still decide
+ * where they are written.  clang has no such guess (and no hot labels).
+ */
+#ifndef __ka_c11_hot
+#if defined(__GNUC__) && !defined(__clang__)
+#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#else
+#define __ka_c11_hot() do { } while (0)
+#endif
+#endif
+
 static __always_inline int arch_atomic_read(const atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_load_n((const volatile int *)&v->counter, __ATOMIC_RELAXED);
 }
 #define arch_atomic_read arch_atomic_read
 
 static __always_inline void arch_atomic_set(atomic_t *v, int i)
 {
+	__ka_c11_hot();
 	__atomic_store_n((volatile int *)&v->counter, i, __ATOMIC_RELAXED);
 }
 #define arch_atomic_set arch_atomic_set
 
 static __always_inline void arch_atomic_add(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_add(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_add arch_atomic_add
 
 static __always_inline int arch_atomic_add_return(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_add_return arch_atomic_add_return
 
 static __always_inline int arch_atomic_fetch_add(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_add(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_fetch_add arch_atomic_fetch_add
 
 static __always_inline void arch_atomic_sub(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_sub(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_sub arch_atomic_sub
 
 static __always_inline int arch_atomic_sub_return(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_sub_return arch_atomic_sub_return
 
 static __always_inline int arch_atomic_fetch_sub(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_sub(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_fetch_sub arch_atomic_fetch_sub
 
 static __always_inline void arch_atomic_inc(atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_add(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic_inc arch_atomic_inc
 
 static __always_inline int arch_atomic_inc_return(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic_inc_return arch_atomic_inc_return
 
 static __always_inline int arch_atomic_fetch_inc(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_add(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic_fetch_inc arch_atomic_fetch_inc
 
 static __always_inline void arch_atomic_dec(atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_sub(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic_dec arch_atomic_dec
 
 static __always_inline int arch_atomic_dec_return(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic_dec_return arch_atomic_dec_return
 
 static __always_inline int arch_atomic_fetch_dec(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_sub(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic_fetch_dec arch_atomic_fetch_dec
 
 static __always_inline void arch_atomic_and(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_and(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_and arch_atomic_and
 
 static __always_inline int arch_atomic_fetch_and(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_and(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_fetch_and arch_atomic_fetch_and
 
 static __always_inline void arch_atomic_andnot(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_and(&v->counter, ~i, __KA_RMW);
 }
 #define arch_atomic_andnot arch_atomic_andnot
 
 static __always_inline int arch_atomic_fetch_andnot(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_and(&v->counter, ~i, __KA_RMW);
 }
 #define arch_atomic_fetch_andnot arch_atomic_fetch_andnot
 
 static __always_inline void arch_atomic_or(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_or(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_or arch_atomic_or
 
 static __always_inline int arch_atomic_fetch_or(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_or(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_fetch_or arch_atomic_fetch_or
 
 static __always_inline void arch_atomic_xor(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_xor(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_xor arch_atomic_xor
 
 static __always_inline int arch_atomic_fetch_xor(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_xor(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic_fetch_xor arch_atomic_fetch_xor
 
 static __always_inline int arch_atomic_xchg(atomic_t *v, int newv)
 {
+	__ka_c11_hot();
 	return __atomic_exchange_n(&v->counter, newv, __KA_RMW);
 }
 #define arch_atomic_xchg arch_atomic_xchg
 
 static __always_inline int arch_atomic_cmpxchg(atomic_t *v, int old, int newv)
 {
+	__ka_c11_hot();
 	(void)__atomic_compare_exchange_n(&v->counter, &old, newv, false,
 					  __KA_RMW, __KA_RMW);
 	return old;
@@ -166,6 +208,7 @@ static __always_inline int arch_atomic_cmpxchg(atomic_t *v, int old, int newv)
 
 static __always_inline bool arch_atomic_try_cmpxchg(atomic_t *v, int *old, int newv)
 {
+	__ka_c11_hot();
 	int o = *old;
 	bool r = __atomic_compare_exchange_n(&v->counter, &o, newv, false,
 					     __KA_RMW, __KA_RMW);
@@ -178,24 +221,28 @@ static __always_inline bool arch_atomic_try_cmpxchg(atomic_t *v, int *old, int n
 
 static __always_inline bool arch_atomic_sub_and_test(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, i, __KA_RMW) == 0;
 }
 #define arch_atomic_sub_and_test arch_atomic_sub_and_test
 
 static __always_inline bool arch_atomic_dec_and_test(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, 1, __KA_RMW) == 0;
 }
 #define arch_atomic_dec_and_test arch_atomic_dec_and_test
 
 static __always_inline bool arch_atomic_inc_and_test(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, 1, __KA_RMW) == 0;
 }
 #define arch_atomic_inc_and_test arch_atomic_inc_and_test
 
 static __always_inline bool arch_atomic_add_negative(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, i, __KA_RMW) < 0;
 }
 #define arch_atomic_add_negative arch_atomic_add_negative

@@ -18,146 +18,188 @@
 #define __KA_RMW __ATOMIC_SEQ_CST
 #endif
 
+/*
+ * __ka_c11_hot(): the path through this RMW is as likely as it would be without it.
+ * gcc guesses that a branch guarding a call is not taken (its "call"
+ * heuristic: a guarded call is often an error path), and an __atomic builtin
+ * is a call until RTL.  So `if (flags & X) atomic_dec(&nr_x);` put the locked
+ * instruction out of line behind a jump back (1,138 jumps more in the
+ * defconfig kernel), where the kernel's asm stays in line.  A hot label
+ * cancels that guess; unlikely()/likely() (__builtin_expect) still decide
+ * where they are written.  clang has no such guess (and no hot labels).
+ */
+#ifndef __ka_c11_hot
+#if defined(__GNUC__) && !defined(__clang__)
+#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#else
+#define __ka_c11_hot() do { } while (0)
+#endif
+#endif
+
 static __always_inline s64 arch_atomic64_read(const atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_load_n((const volatile s64 *)&v->counter, __ATOMIC_RELAXED);
 }
 #define arch_atomic64_read arch_atomic64_read
 
 static __always_inline void arch_atomic64_set(atomic64_t *v, s64 i)
 {
+	__ka_c11_hot();
 	__atomic_store_n((volatile s64 *)&v->counter, i, __ATOMIC_RELAXED);
 }
 #define arch_atomic64_set arch_atomic64_set
 
 static __always_inline void arch_atomic64_add(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_add(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_add arch_atomic64_add
 
 static __always_inline s64 arch_atomic64_add_return(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_add_return arch_atomic64_add_return
 
 static __always_inline s64 arch_atomic64_fetch_add(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_add(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_fetch_add arch_atomic64_fetch_add
 
 static __always_inline void arch_atomic64_sub(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_sub(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_sub arch_atomic64_sub
 
 static __always_inline s64 arch_atomic64_sub_return(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_sub_return arch_atomic64_sub_return
 
 static __always_inline s64 arch_atomic64_fetch_sub(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_sub(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_fetch_sub arch_atomic64_fetch_sub
 
 static __always_inline void arch_atomic64_inc(atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_add(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic64_inc arch_atomic64_inc
 
 static __always_inline s64 arch_atomic64_inc_return(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic64_inc_return arch_atomic64_inc_return
 
 static __always_inline s64 arch_atomic64_fetch_inc(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_add(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic64_fetch_inc arch_atomic64_fetch_inc
 
 static __always_inline void arch_atomic64_dec(atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_sub(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic64_dec arch_atomic64_dec
 
 static __always_inline s64 arch_atomic64_dec_return(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic64_dec_return arch_atomic64_dec_return
 
 static __always_inline s64 arch_atomic64_fetch_dec(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_sub(&v->counter, 1, __KA_RMW);
 }
 #define arch_atomic64_fetch_dec arch_atomic64_fetch_dec
 
 static __always_inline void arch_atomic64_and(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_and(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_and arch_atomic64_and
 
 static __always_inline s64 arch_atomic64_fetch_and(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_and(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_fetch_and arch_atomic64_fetch_and
 
 static __always_inline void arch_atomic64_andnot(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_and(&v->counter, ~i, __KA_RMW);
 }
 #define arch_atomic64_andnot arch_atomic64_andnot
 
 static __always_inline s64 arch_atomic64_fetch_andnot(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_and(&v->counter, ~i, __KA_RMW);
 }
 #define arch_atomic64_fetch_andnot arch_atomic64_fetch_andnot
 
 static __always_inline void arch_atomic64_or(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_or(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_or arch_atomic64_or
 
 static __always_inline s64 arch_atomic64_fetch_or(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_or(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_fetch_or arch_atomic64_fetch_or
 
 static __always_inline void arch_atomic64_xor(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__atomic_fetch_xor(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_xor arch_atomic64_xor
 
 static __always_inline s64 arch_atomic64_fetch_xor(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_fetch_xor(&v->counter, i, __KA_RMW);
 }
 #define arch_atomic64_fetch_xor arch_atomic64_fetch_xor
 
 static __always_inline s64 arch_atomic64_xchg(atomic64_t *v, s64 newv)
 {
+	__ka_c11_hot();
 	return __atomic_exchange_n(&v->counter, newv, __KA_RMW);
 }
 #define arch_atomic64_xchg arch_atomic64_xchg
 
 static __always_inline s64 arch_atomic64_cmpxchg(atomic64_t *v, s64 old, s64 newv)
 {
+	__ka_c11_hot();
 	(void)__atomic_compare_exchange_n(&v->counter, &old, newv, false,
 					  __KA_RMW, __KA_RMW);
 	return old;
@@ -166,6 +208,7 @@ static __always_inline s64 arch_atomic64_cmpxchg(atomic64_t *v, s64 old, s64 new
 
 static __always_inline bool arch_atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 newv)
 {
+	__ka_c11_hot();
 	s64 o = *old;
 	bool r = __atomic_compare_exchange_n(&v->counter, &o, newv, false,
 					     __KA_RMW, __KA_RMW);
@@ -178,24 +221,28 @@ static __always_inline bool arch_atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s
 
 static __always_inline bool arch_atomic64_sub_and_test(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, i, __KA_RMW) == 0;
 }
 #define arch_atomic64_sub_and_test arch_atomic64_sub_and_test
 
 static __always_inline bool arch_atomic64_dec_and_test(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_sub_fetch(&v->counter, 1, __KA_RMW) == 0;
 }
 #define arch_atomic64_dec_and_test arch_atomic64_dec_and_test
 
 static __always_inline bool arch_atomic64_inc_and_test(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, 1, __KA_RMW) == 0;
 }
 #define arch_atomic64_inc_and_test arch_atomic64_inc_and_test
 
 static __always_inline bool arch_atomic64_add_negative(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_add_fetch(&v->counter, i, __KA_RMW) < 0;
 }
 #define arch_atomic64_add_negative arch_atomic64_add_negative

@@ -16,15 +16,33 @@
  * the stack); release/acquire are plain moves the compiler may not reorder.
  * mb()/rmb()/wmb() also order device memory and stay mfence/lfence/sfence.
  */
+/*
+ * __ka_c11_hot(): the path through this RMW is as likely as it would be without it.
+ * gcc guesses that a branch guarding a call is not taken (its "call"
+ * heuristic: a guarded call is often an error path), and an __atomic builtin
+ * is a call until RTL.  So `if (flags & X) atomic_dec(&nr_x);` put the locked
+ * instruction out of line behind a jump back (1,138 jumps more in the
+ * defconfig kernel), where the kernel's asm stays in line.  A hot label
+ * cancels that guess; unlikely()/likely() (__builtin_expect) still decide
+ * where they are written.  clang has no such guess (and no hot labels).
+ */
+#ifndef __ka_c11_hot
+#if defined(__GNUC__) && !defined(__clang__)
+#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#else
+#define __ka_c11_hot() do { } while (0)
+#endif
+#endif
+
 #undef __smp_mb
-#define __smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __smp_mb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_SEQ_CST); } while (0)
 #undef __smp_rmb
-#define __smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define __smp_rmb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_ACQUIRE); } while (0)
 #undef __smp_wmb
-#define __smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define __smp_wmb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_RELEASE); } while (0)
 #undef __smp_store_mb
 #define __smp_store_mb(var, value) \
-	do { (void)__atomic_exchange_n(&(var), (value), __ATOMIC_SEQ_CST); } while (0)
+	do { __ka_c11_hot(); (void)__atomic_exchange_n(&(var), (value), __ATOMIC_SEQ_CST); } while (0)
 /*
  * p, at its natural alignment.  The kernel orders naturally aligned scalars
  * only, but a member of a __packed struct (objpool_slot's head and tail) has
@@ -39,12 +57,14 @@
 #undef __smp_store_release
 #define __smp_store_release(p, v) do {						\
 	compiletime_assert_atomic_type(*p);					\
+	__ka_c11_hot();								\
 	__atomic_store_n((volatile __unqual_scalar_typeof(*(p)) *)__ka_c11_natural(p), \
 			 (__unqual_scalar_typeof(*(p)))(v), __ATOMIC_RELEASE);	\
 } while (0)
 #undef __smp_load_acquire
 #define __smp_load_acquire(p) ({						\
 	compiletime_assert_atomic_type(*p);					\
+	__ka_c11_hot();								\
 	(typeof(*p))__atomic_load_n(						\
 		(const volatile __unqual_scalar_typeof(*(p)) *)__ka_c11_natural(p), \
 		__ATOMIC_ACQUIRE);						\

@@ -29,6 +29,24 @@
  *    release_perfctr_nmi's clear_bit, hub_activate's test_and_set_bit, ...).
  * Every RMW is SEQ_CST: acquire (_lock) and release (_unlock) are the same code.
  */
+/*
+ * __ka_c11_hot(): the path through this RMW is as likely as it would be without it.
+ * gcc guesses that a branch guarding a call is not taken (its "call"
+ * heuristic: a guarded call is often an error path), and an __atomic builtin
+ * is a call until RTL.  So `if (flags & X) atomic_dec(&nr_x);` put the locked
+ * instruction out of line behind a jump back (1,138 jumps more in the
+ * defconfig kernel), where the kernel's asm stays in line.  A hot label
+ * cancels that guess; unlikely()/likely() (__builtin_expect) still decide
+ * where they are written.  clang has no such guess (and no hot labels).
+ */
+#ifndef __ka_c11_hot
+#if defined(__GNUC__) && !defined(__clang__)
+#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#else
+#define __ka_c11_hot() do { } while (0)
+#endif
+#endif
+
 #ifdef __clang__
 typedef unsigned int __attribute__((__may_alias__)) __ka_bitword;
 #define __ka_bit_result(r) asm("" : "+r"(r))
@@ -39,6 +57,7 @@ typedef unsigned long __attribute__((__may_alias__)) __ka_bitword;
 #define __KA_BITWORD_BITS (8 * sizeof(__ka_bitword))
 
 #define __ka_c11_bitop(fetch, nr, addr, mask_arg) ({				\
+	__ka_c11_hot();								\
 	unsigned long __ka_nr = (nr);						\
 	volatile __ka_bitword *__ka_w = (volatile __ka_bitword *)(addr) +	\
 					__ka_nr / __KA_BITWORD_BITS;		\
@@ -49,10 +68,12 @@ typedef unsigned long __attribute__((__may_alias__)) __ka_bitword;
 })
 
 /* A void bitop on a constant bit: the byte RMW. */
-#define __ka_c11_bitop_byte(fetch, nr, addr, inv)				\
-	((void)fetch((volatile unsigned char *)(addr) + ((nr) >> 3),		\
+#define __ka_c11_bitop_byte(fetch, nr, addr, inv) ({			\
+	__ka_c11_hot();								\
+	(void)fetch((volatile unsigned char *)(addr) + ((nr) >> 3),		\
 		     (inv) ? (unsigned char)~(1 << ((nr) & 7)) : (unsigned char)(1 << ((nr) & 7)), \
-		     __ATOMIC_SEQ_CST))
+		     __ATOMIC_SEQ_CST);						\
+})
 
 /* A variable bit: the kernel's function of the same name (lock bts & co.). */
 static __always_inline void ka_c11_set_bit(long nr, volatile unsigned long *addr)
@@ -117,6 +138,7 @@ static __always_inline bool ka_c11_xor_unlock_is_negative_byte(unsigned long mas
 	unsigned char __ka_m = mask;
 	bool __ka_r;
 
+	__ka_c11_hot();
 #ifdef __clang__
 	asm("" : "+r"(__ka_m));
 #endif

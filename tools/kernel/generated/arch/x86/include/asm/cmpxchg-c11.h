@@ -26,6 +26,24 @@
  *    lock the compiler emits (none is recorded in .smp_locks, so none is
  *    patched out when an SMP kernel boots on one CPU: the UP cost of C11).
  */
+/*
+ * __ka_c11_hot(): the path through this RMW is as likely as it would be without it.
+ * gcc guesses that a branch guarding a call is not taken (its "call"
+ * heuristic: a guarded call is often an error path), and an __atomic builtin
+ * is a call until RTL.  So `if (flags & X) atomic_dec(&nr_x);` put the locked
+ * instruction out of line behind a jump back (1,138 jumps more in the
+ * defconfig kernel), where the kernel's asm stays in line.  A hot label
+ * cancels that guess; unlikely()/likely() (__builtin_expect) still decide
+ * where they are written.  clang has no such guess (and no hot labels).
+ */
+#ifndef __ka_c11_hot
+#if defined(__GNUC__) && !defined(__clang__)
+#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#else
+#define __ka_c11_hot() do { } while (0)
+#endif
+#endif
+
 #define __ka_c11_typecheck(ptr) compiletime_assert_atomic_type(*(ptr))
 
 /*
@@ -35,6 +53,7 @@
 #undef arch_xchg
 #define arch_xchg(ptr, v) ({							\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) __ka_v = (v), __ka_r;			\
 	__atomic_exchange((ptr), &__ka_v, &__ka_r, __ATOMIC_SEQ_CST);		\
 	__ka_r;									\
@@ -43,6 +62,7 @@
 #undef arch_cmpxchg
 #define arch_cmpxchg(ptr, old, new) ({						\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) __ka_o = (old), __ka_n = (new);		\
 	(void)__atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,	\
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
@@ -59,6 +79,7 @@
 #undef arch_try_cmpxchg
 #define arch_try_cmpxchg(ptr, pold, new) ({					\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) *__ka_p = (__unqual_scalar_typeof(*(ptr)) *)(pold); \
 	__unqual_scalar_typeof(*(ptr)) __ka_o = *__ka_p, __ka_n = (new);	\
 	bool __ka_r = __atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,\
@@ -76,6 +97,7 @@
 #undef xadd
 #define xadd(ptr, inc) ({							\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__atomic_fetch_add((ptr), (inc), __ATOMIC_SEQ_CST);			\
 })
 
