@@ -70,6 +70,7 @@ function emit_func(k, t,    fn, rt, ret, call, base, rlx, tmpl, T) {
 	emit_doc(k, t, fn)
 	print "static __ka_always_inline " signature(k, t)
 	print "{"
+	print "\t__ka_arch_hot();"
 	print "#if defined(ka_arch_" F_name[k] ")"
 	print "\t" ret "ka_arch_" F_name[k] "(" arch_args(k) ");"
 	if (F_meta[k] ~ /^[RFIB]$/ && F_order[k] != "_relaxed") {

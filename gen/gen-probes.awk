@@ -227,6 +227,11 @@ function idiom_probes() {
 	     "\told.word = READ_ONCE(*w);\n\tdo {\n\t\tif (old.f.lock)\n\t\t\treturn -1;\n" \
 	     "\t\tnext = old;\n\t\tnext.f.count++;\n\t} while (!try_cmpxchg(w, &old.word, next.word));\n" \
 	     "\treturn next.f.count;")
+	# Atomics behind a test (a statistic, a flag's count): gcc guessed them
+	# unlikely, as it guesses any guarded call, and moved them out of line.
+	emit("idiom_guarded_rmw", "other", "other", "int(unsigned int flags, atomic_t *a, atomic_t *b)",
+	     "\tif (flags & 1)\n\t\tatomic_dec(a);\n\tif (flags & 2)\n\t\tatomic_inc(b);\n" \
+	     "\tif ((flags & 4) && atomic_dec_and_test(a))\n\t\treturn 1;\n\treturn 0;")
 	emit("idiom_cmpxchg_loop_long", "other", "other", "long(atomic_long_t *v, long mask)",
 	     "\tlong old = atomic_long_read(v), seen;\n\n\tfor (;;) {\n" \
 	     "\t\tseen = atomic_long_cmpxchg(v, old, (old | mask) + 1);\n" \

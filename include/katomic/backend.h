@@ -17,6 +17,11 @@
 #include "backend/c11.h"
 #endif
 
+/* Asm is no call: nothing to undo (compiler.h, __ka_hot). */
+#ifndef __ka_arch_hot
+#define __ka_arch_hot() ((void)0)
+#endif
+
 /*
  * Defaults for what a backend leaves out, as in the kernel's asm-generic:
  * barriers a backend does not name are built from stronger ones.

@@ -86,6 +86,7 @@
 
 #define __ka_xchg_op(op, p, n, size) __extension__({				\
 	__ka_assert_xchg_size(p, size);						\
+	__ka_arch_hot();							\
 	op((p), (__ka_unqual(p))(n));						\
 })
 /*
@@ -107,6 +108,7 @@
 	__ka_unqual(p) *__ka_op = (o), __ka_ov = *__ka_op;			\
 	bool __ka_ok;								\
 	__ka_assert_xchg_size(p, size);						\
+	__ka_arch_hot();							\
 	__ka_ok = op((p), &__ka_ov, (__ka_unqual(p))(n));			\
 	if (__builtin_expect(!__ka_ok, 0))					\
 		*__ka_op = __ka_ov;						\
@@ -120,6 +122,7 @@
 #define __ka_cmpxchg_op(op, p, o, n, size) __extension__({			\
 	__ka_unqual(p) __ka_old = (o);						\
 	__ka_assert_xchg_size(p, size);						\
+	__ka_arch_hot();							\
 	(void)op((p), &__ka_old, (__ka_unqual(p))(n));				\
 	__ka_old;								\
 })

@@ -51,6 +51,9 @@
 
 #define __ka_fence(order) __atomic_thread_fence(order)
 
+/* Every op is a builtin, which gcc takes for a call (compiler.h, __ka_hot). */
+#define __ka_arch_hot() __ka_hot()
+
 /* Loads and stores are volatile, as READ_ONCE/WRITE_ONCE are: never merged. */
 #define __ka_vol(p) ((volatile __typeof__(*(p)) *)(p))
 

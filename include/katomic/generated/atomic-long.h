@@ -188,6 +188,7 @@ ka_atomic_long_dec_if_positive(ka_atomic_long_t *v);
 static __ka_always_inline long
 ka_atomic_long_read(const ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_read)
 	return ka_arch_read(&v->counter);
 #else
@@ -208,6 +209,7 @@ ka_atomic_long_read(const ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_read_acquire(const ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_read_acquire)
 	return ka_arch_read_acquire(&v->counter);
 #elif defined(ka_arch_read)
@@ -229,6 +231,7 @@ ka_atomic_long_read_acquire(const ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_set(ka_atomic_long_t *v, long i)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_set)
 	ka_arch_set(&v->counter, i);
 #else
@@ -248,6 +251,7 @@ ka_atomic_long_set(ka_atomic_long_t *v, long i)
 static __ka_always_inline void
 ka_atomic_long_set_release(ka_atomic_long_t *v, long i)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_set_release)
 	ka_arch_set_release(&v->counter, i);
 #elif defined(ka_arch_set)
@@ -269,6 +273,7 @@ ka_atomic_long_set_release(ka_atomic_long_t *v, long i)
 static __ka_always_inline void
 ka_atomic_long_add(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add)
 	ka_arch_add(&v->counter, i);
 #else
@@ -290,6 +295,7 @@ ka_atomic_long_add(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_add_return(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_return)
 	return ka_arch_add_return(&v->counter, i);
 #elif defined(ka_arch_add_return_relaxed)
@@ -317,6 +323,7 @@ ka_atomic_long_add_return(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_add_return_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_return_acquire)
 	return ka_arch_add_return_acquire(&v->counter, i);
 #elif defined(ka_arch_add_return_relaxed)
@@ -345,6 +352,7 @@ ka_atomic_long_add_return_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_add_return_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_return_release)
 	return ka_arch_add_return_release(&v->counter, i);
 #elif defined(ka_arch_add_return_relaxed)
@@ -371,6 +379,7 @@ ka_atomic_long_add_return_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_add_return_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_return_relaxed)
 	return ka_arch_add_return_relaxed(&v->counter, i);
 #elif defined(ka_arch_add_return)
@@ -394,6 +403,7 @@ ka_atomic_long_add_return_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_add(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_add)
 	return ka_arch_fetch_add(&v->counter, i);
 #elif defined(ka_arch_fetch_add_relaxed)
@@ -426,6 +436,7 @@ ka_atomic_long_fetch_add(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_add_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_add_acquire)
 	return ka_arch_fetch_add_acquire(&v->counter, i);
 #elif defined(ka_arch_fetch_add_relaxed)
@@ -459,6 +470,7 @@ ka_atomic_long_fetch_add_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_add_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_add_release)
 	return ka_arch_fetch_add_release(&v->counter, i);
 #elif defined(ka_arch_fetch_add_relaxed)
@@ -490,6 +502,7 @@ ka_atomic_long_fetch_add_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_add_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_add_relaxed)
 	return ka_arch_fetch_add_relaxed(&v->counter, i);
 #elif defined(ka_arch_fetch_add)
@@ -516,6 +529,7 @@ ka_atomic_long_fetch_add_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_sub(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_sub)
 	ka_arch_sub(&v->counter, i);
 #else
@@ -537,6 +551,7 @@ ka_atomic_long_sub(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_sub_return(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_sub_return)
 	return ka_arch_sub_return(&v->counter, i);
 #elif defined(ka_arch_sub_return_relaxed)
@@ -564,6 +579,7 @@ ka_atomic_long_sub_return(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_sub_return_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_sub_return_acquire)
 	return ka_arch_sub_return_acquire(&v->counter, i);
 #elif defined(ka_arch_sub_return_relaxed)
@@ -592,6 +608,7 @@ ka_atomic_long_sub_return_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_sub_return_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_sub_return_release)
 	return ka_arch_sub_return_release(&v->counter, i);
 #elif defined(ka_arch_sub_return_relaxed)
@@ -618,6 +635,7 @@ ka_atomic_long_sub_return_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_sub_return_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_sub_return_relaxed)
 	return ka_arch_sub_return_relaxed(&v->counter, i);
 #elif defined(ka_arch_sub_return)
@@ -641,6 +659,7 @@ ka_atomic_long_sub_return_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_sub(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_sub)
 	return ka_arch_fetch_sub(&v->counter, i);
 #elif defined(ka_arch_fetch_sub_relaxed)
@@ -668,6 +687,7 @@ ka_atomic_long_fetch_sub(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_sub_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_sub_acquire)
 	return ka_arch_fetch_sub_acquire(&v->counter, i);
 #elif defined(ka_arch_fetch_sub_relaxed)
@@ -696,6 +716,7 @@ ka_atomic_long_fetch_sub_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_sub_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_sub_release)
 	return ka_arch_fetch_sub_release(&v->counter, i);
 #elif defined(ka_arch_fetch_sub_relaxed)
@@ -722,6 +743,7 @@ ka_atomic_long_fetch_sub_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_sub_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_sub_relaxed)
 	return ka_arch_fetch_sub_relaxed(&v->counter, i);
 #elif defined(ka_arch_fetch_sub)
@@ -742,6 +764,7 @@ ka_atomic_long_fetch_sub_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_inc(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc)
 	ka_arch_inc(&v->counter);
 #else
@@ -762,6 +785,7 @@ ka_atomic_long_inc(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_inc_return(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_return)
 	return ka_arch_inc_return(&v->counter);
 #elif defined(ka_arch_inc_return_relaxed)
@@ -788,6 +812,7 @@ ka_atomic_long_inc_return(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_inc_return_acquire(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_return_acquire)
 	return ka_arch_inc_return_acquire(&v->counter);
 #elif defined(ka_arch_inc_return_relaxed)
@@ -815,6 +840,7 @@ ka_atomic_long_inc_return_acquire(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_inc_return_release(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_return_release)
 	return ka_arch_inc_return_release(&v->counter);
 #elif defined(ka_arch_inc_return_relaxed)
@@ -840,6 +866,7 @@ ka_atomic_long_inc_return_release(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_inc_return_relaxed(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_return_relaxed)
 	return ka_arch_inc_return_relaxed(&v->counter);
 #elif defined(ka_arch_inc_return)
@@ -862,6 +889,7 @@ ka_atomic_long_inc_return_relaxed(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_inc(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_inc)
 	return ka_arch_fetch_inc(&v->counter);
 #elif defined(ka_arch_fetch_inc_relaxed)
@@ -888,6 +916,7 @@ ka_atomic_long_fetch_inc(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_inc_acquire(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_inc_acquire)
 	return ka_arch_fetch_inc_acquire(&v->counter);
 #elif defined(ka_arch_fetch_inc_relaxed)
@@ -915,6 +944,7 @@ ka_atomic_long_fetch_inc_acquire(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_inc_release(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_inc_release)
 	return ka_arch_fetch_inc_release(&v->counter);
 #elif defined(ka_arch_fetch_inc_relaxed)
@@ -940,6 +970,7 @@ ka_atomic_long_fetch_inc_release(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_inc_relaxed(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_inc_relaxed)
 	return ka_arch_fetch_inc_relaxed(&v->counter);
 #elif defined(ka_arch_fetch_inc)
@@ -960,6 +991,7 @@ ka_atomic_long_fetch_inc_relaxed(ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_dec(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec)
 	ka_arch_dec(&v->counter);
 #else
@@ -980,6 +1012,7 @@ ka_atomic_long_dec(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_dec_return(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_return)
 	return ka_arch_dec_return(&v->counter);
 #elif defined(ka_arch_dec_return_relaxed)
@@ -1006,6 +1039,7 @@ ka_atomic_long_dec_return(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_dec_return_acquire(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_return_acquire)
 	return ka_arch_dec_return_acquire(&v->counter);
 #elif defined(ka_arch_dec_return_relaxed)
@@ -1033,6 +1067,7 @@ ka_atomic_long_dec_return_acquire(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_dec_return_release(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_return_release)
 	return ka_arch_dec_return_release(&v->counter);
 #elif defined(ka_arch_dec_return_relaxed)
@@ -1058,6 +1093,7 @@ ka_atomic_long_dec_return_release(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_dec_return_relaxed(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_return_relaxed)
 	return ka_arch_dec_return_relaxed(&v->counter);
 #elif defined(ka_arch_dec_return)
@@ -1080,6 +1116,7 @@ ka_atomic_long_dec_return_relaxed(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_dec(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_dec)
 	return ka_arch_fetch_dec(&v->counter);
 #elif defined(ka_arch_fetch_dec_relaxed)
@@ -1106,6 +1143,7 @@ ka_atomic_long_fetch_dec(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_dec_acquire(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_dec_acquire)
 	return ka_arch_fetch_dec_acquire(&v->counter);
 #elif defined(ka_arch_fetch_dec_relaxed)
@@ -1133,6 +1171,7 @@ ka_atomic_long_fetch_dec_acquire(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_dec_release(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_dec_release)
 	return ka_arch_fetch_dec_release(&v->counter);
 #elif defined(ka_arch_fetch_dec_relaxed)
@@ -1158,6 +1197,7 @@ ka_atomic_long_fetch_dec_release(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_dec_relaxed(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_dec_relaxed)
 	return ka_arch_fetch_dec_relaxed(&v->counter);
 #elif defined(ka_arch_fetch_dec)
@@ -1179,6 +1219,7 @@ ka_atomic_long_fetch_dec_relaxed(ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_and(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_and)
 	ka_arch_and(&v->counter, i);
 #else
@@ -1200,6 +1241,7 @@ ka_atomic_long_and(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_and(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_and)
 	return ka_arch_fetch_and(&v->counter, i);
 #elif defined(ka_arch_fetch_and_relaxed)
@@ -1232,6 +1274,7 @@ ka_atomic_long_fetch_and(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_and_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_and_acquire)
 	return ka_arch_fetch_and_acquire(&v->counter, i);
 #elif defined(ka_arch_fetch_and_relaxed)
@@ -1265,6 +1308,7 @@ ka_atomic_long_fetch_and_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_and_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_and_release)
 	return ka_arch_fetch_and_release(&v->counter, i);
 #elif defined(ka_arch_fetch_and_relaxed)
@@ -1296,6 +1340,7 @@ ka_atomic_long_fetch_and_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_and_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_and_relaxed)
 	return ka_arch_fetch_and_relaxed(&v->counter, i);
 #elif defined(ka_arch_fetch_and)
@@ -1322,6 +1367,7 @@ ka_atomic_long_fetch_and_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_andnot(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_andnot)
 	ka_arch_andnot(&v->counter, i);
 #else
@@ -1343,6 +1389,7 @@ ka_atomic_long_andnot(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_andnot(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_andnot)
 	return ka_arch_fetch_andnot(&v->counter, i);
 #elif defined(ka_arch_fetch_andnot_relaxed)
@@ -1370,6 +1417,7 @@ ka_atomic_long_fetch_andnot(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_andnot_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_andnot_acquire)
 	return ka_arch_fetch_andnot_acquire(&v->counter, i);
 #elif defined(ka_arch_fetch_andnot_relaxed)
@@ -1398,6 +1446,7 @@ ka_atomic_long_fetch_andnot_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_andnot_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_andnot_release)
 	return ka_arch_fetch_andnot_release(&v->counter, i);
 #elif defined(ka_arch_fetch_andnot_relaxed)
@@ -1424,6 +1473,7 @@ ka_atomic_long_fetch_andnot_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_andnot_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_andnot_relaxed)
 	return ka_arch_fetch_andnot_relaxed(&v->counter, i);
 #elif defined(ka_arch_fetch_andnot)
@@ -1445,6 +1495,7 @@ ka_atomic_long_fetch_andnot_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_or(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_or)
 	ka_arch_or(&v->counter, i);
 #else
@@ -1466,6 +1517,7 @@ ka_atomic_long_or(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_or(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_or)
 	return ka_arch_fetch_or(&v->counter, i);
 #elif defined(ka_arch_fetch_or_relaxed)
@@ -1498,6 +1550,7 @@ ka_atomic_long_fetch_or(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_or_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_or_acquire)
 	return ka_arch_fetch_or_acquire(&v->counter, i);
 #elif defined(ka_arch_fetch_or_relaxed)
@@ -1531,6 +1584,7 @@ ka_atomic_long_fetch_or_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_or_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_or_release)
 	return ka_arch_fetch_or_release(&v->counter, i);
 #elif defined(ka_arch_fetch_or_relaxed)
@@ -1562,6 +1616,7 @@ ka_atomic_long_fetch_or_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_or_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_or_relaxed)
 	return ka_arch_fetch_or_relaxed(&v->counter, i);
 #elif defined(ka_arch_fetch_or)
@@ -1588,6 +1643,7 @@ ka_atomic_long_fetch_or_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline void
 ka_atomic_long_xor(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_xor)
 	ka_arch_xor(&v->counter, i);
 #else
@@ -1609,6 +1665,7 @@ ka_atomic_long_xor(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_xor(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_xor)
 	return ka_arch_fetch_xor(&v->counter, i);
 #elif defined(ka_arch_fetch_xor_relaxed)
@@ -1641,6 +1698,7 @@ ka_atomic_long_fetch_xor(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_xor_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_xor_acquire)
 	return ka_arch_fetch_xor_acquire(&v->counter, i);
 #elif defined(ka_arch_fetch_xor_relaxed)
@@ -1674,6 +1732,7 @@ ka_atomic_long_fetch_xor_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_xor_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_xor_release)
 	return ka_arch_fetch_xor_release(&v->counter, i);
 #elif defined(ka_arch_fetch_xor_relaxed)
@@ -1705,6 +1764,7 @@ ka_atomic_long_fetch_xor_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_xor_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_xor_relaxed)
 	return ka_arch_fetch_xor_relaxed(&v->counter, i);
 #elif defined(ka_arch_fetch_xor)
@@ -1733,6 +1793,7 @@ ka_atomic_long_fetch_xor_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_xchg(ka_atomic_long_t *v, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_xchg)
 	return ka_arch_xchg(&v->counter, newv);
 #elif defined(ka_arch_xchg_relaxed)
@@ -1764,6 +1825,7 @@ ka_atomic_long_xchg(ka_atomic_long_t *v, long newv)
 static __ka_always_inline long
 ka_atomic_long_xchg_acquire(ka_atomic_long_t *v, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_xchg_acquire)
 	return ka_arch_xchg_acquire(&v->counter, newv);
 #elif defined(ka_arch_xchg_relaxed)
@@ -1796,6 +1858,7 @@ ka_atomic_long_xchg_acquire(ka_atomic_long_t *v, long newv)
 static __ka_always_inline long
 ka_atomic_long_xchg_release(ka_atomic_long_t *v, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_xchg_release)
 	return ka_arch_xchg_release(&v->counter, newv);
 #elif defined(ka_arch_xchg_relaxed)
@@ -1826,6 +1889,7 @@ ka_atomic_long_xchg_release(ka_atomic_long_t *v, long newv)
 static __ka_always_inline long
 ka_atomic_long_xchg_relaxed(ka_atomic_long_t *v, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_xchg_relaxed)
 	return ka_arch_xchg_relaxed(&v->counter, newv);
 #elif defined(ka_arch_xchg)
@@ -1854,6 +1918,7 @@ ka_atomic_long_xchg_relaxed(ka_atomic_long_t *v, long newv)
 static __ka_always_inline long
 ka_atomic_long_cmpxchg(ka_atomic_long_t *v, long old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_cmpxchg)
 	return ka_arch_cmpxchg(&v->counter, old, newv);
 #elif defined(ka_arch_cmpxchg_relaxed)
@@ -1884,6 +1949,7 @@ ka_atomic_long_cmpxchg(ka_atomic_long_t *v, long old, long newv)
 static __ka_always_inline long
 ka_atomic_long_cmpxchg_acquire(ka_atomic_long_t *v, long old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_cmpxchg_acquire)
 	return ka_arch_cmpxchg_acquire(&v->counter, old, newv);
 #elif defined(ka_arch_cmpxchg_relaxed)
@@ -1915,6 +1981,7 @@ ka_atomic_long_cmpxchg_acquire(ka_atomic_long_t *v, long old, long newv)
 static __ka_always_inline long
 ka_atomic_long_cmpxchg_release(ka_atomic_long_t *v, long old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_cmpxchg_release)
 	return ka_arch_cmpxchg_release(&v->counter, old, newv);
 #elif defined(ka_arch_cmpxchg_relaxed)
@@ -1944,6 +2011,7 @@ ka_atomic_long_cmpxchg_release(ka_atomic_long_t *v, long old, long newv)
 static __ka_always_inline long
 ka_atomic_long_cmpxchg_relaxed(ka_atomic_long_t *v, long old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_cmpxchg_relaxed)
 	return ka_arch_cmpxchg_relaxed(&v->counter, old, newv);
 #elif defined(ka_arch_cmpxchg)
@@ -1970,6 +2038,7 @@ ka_atomic_long_cmpxchg_relaxed(ka_atomic_long_t *v, long old, long newv)
 static __ka_always_inline bool
 ka_atomic_long_try_cmpxchg(ka_atomic_long_t *v, long *old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_try_cmpxchg)
 	return ka_arch_try_cmpxchg(&v->counter, old, newv);
 #elif defined(ka_arch_try_cmpxchg_relaxed)
@@ -1998,6 +2067,7 @@ ka_atomic_long_try_cmpxchg(ka_atomic_long_t *v, long *old, long newv)
 static __ka_always_inline bool
 ka_atomic_long_try_cmpxchg_acquire(ka_atomic_long_t *v, long *old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_try_cmpxchg_acquire)
 	return ka_arch_try_cmpxchg_acquire(&v->counter, old, newv);
 #elif defined(ka_arch_try_cmpxchg_relaxed)
@@ -2027,6 +2097,7 @@ ka_atomic_long_try_cmpxchg_acquire(ka_atomic_long_t *v, long *old, long newv)
 static __ka_always_inline bool
 ka_atomic_long_try_cmpxchg_release(ka_atomic_long_t *v, long *old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_try_cmpxchg_release)
 	return ka_arch_try_cmpxchg_release(&v->counter, old, newv);
 #elif defined(ka_arch_try_cmpxchg_relaxed)
@@ -2054,6 +2125,7 @@ ka_atomic_long_try_cmpxchg_release(ka_atomic_long_t *v, long *old, long newv)
 static __ka_always_inline bool
 ka_atomic_long_try_cmpxchg_relaxed(ka_atomic_long_t *v, long *old, long newv)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_try_cmpxchg_relaxed)
 	return ka_arch_try_cmpxchg_relaxed(&v->counter, old, newv);
 #elif defined(ka_arch_try_cmpxchg)
@@ -2077,6 +2149,7 @@ ka_atomic_long_try_cmpxchg_relaxed(ka_atomic_long_t *v, long *old, long newv)
 static __ka_always_inline bool
 ka_atomic_long_sub_and_test(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_sub_and_test)
 	return ka_arch_sub_and_test(&v->counter, i);
 #else
@@ -2097,6 +2170,7 @@ ka_atomic_long_sub_and_test(long i, ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_dec_and_test(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_and_test)
 	return ka_arch_dec_and_test(&v->counter);
 #else
@@ -2117,6 +2191,7 @@ ka_atomic_long_dec_and_test(ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_inc_and_test(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_and_test)
 	return ka_arch_inc_and_test(&v->counter);
 #else
@@ -2138,6 +2213,7 @@ ka_atomic_long_inc_and_test(ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_add_negative(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_negative)
 	return ka_arch_add_negative(&v->counter, i);
 #elif defined(ka_arch_add_negative_relaxed)
@@ -2165,6 +2241,7 @@ ka_atomic_long_add_negative(long i, ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_add_negative_acquire(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_negative_acquire)
 	return ka_arch_add_negative_acquire(&v->counter, i);
 #elif defined(ka_arch_add_negative_relaxed)
@@ -2193,6 +2270,7 @@ ka_atomic_long_add_negative_acquire(long i, ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_add_negative_release(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_negative_release)
 	return ka_arch_add_negative_release(&v->counter, i);
 #elif defined(ka_arch_add_negative_relaxed)
@@ -2219,6 +2297,7 @@ ka_atomic_long_add_negative_release(long i, ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_add_negative_relaxed(long i, ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_negative_relaxed)
 	return ka_arch_add_negative_relaxed(&v->counter, i);
 #elif defined(ka_arch_add_negative)
@@ -2243,6 +2322,7 @@ ka_atomic_long_add_negative_relaxed(long i, ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_fetch_add_unless(ka_atomic_long_t *v, long a, long u)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_fetch_add_unless)
 	return ka_arch_fetch_add_unless(&v->counter, a, u);
 #else
@@ -2271,6 +2351,7 @@ ka_atomic_long_fetch_add_unless(ka_atomic_long_t *v, long a, long u)
 static __ka_always_inline bool
 ka_atomic_long_add_unless(ka_atomic_long_t *v, long a, long u)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_add_unless)
 	return ka_arch_add_unless(&v->counter, a, u);
 #else
@@ -2291,6 +2372,7 @@ ka_atomic_long_add_unless(ka_atomic_long_t *v, long a, long u)
 static __ka_always_inline bool
 ka_atomic_long_inc_not_zero(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_not_zero)
 	return ka_arch_inc_not_zero(&v->counter);
 #else
@@ -2311,6 +2393,7 @@ ka_atomic_long_inc_not_zero(ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_inc_unless_negative(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_inc_unless_negative)
 	return ka_arch_inc_unless_negative(&v->counter);
 #else
@@ -2337,6 +2420,7 @@ ka_atomic_long_inc_unless_negative(ka_atomic_long_t *v)
 static __ka_always_inline bool
 ka_atomic_long_dec_unless_positive(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_unless_positive)
 	return ka_arch_dec_unless_positive(&v->counter);
 #else
@@ -2363,6 +2447,7 @@ ka_atomic_long_dec_unless_positive(ka_atomic_long_t *v)
 static __ka_always_inline long
 ka_atomic_long_dec_if_positive(ka_atomic_long_t *v)
 {
+	__ka_arch_hot();
 #if defined(ka_arch_dec_if_positive)
 	return ka_arch_dec_if_positive(&v->counter);
 #else

@@ -2962,6 +2962,18 @@ KA_PROBE int probe_idiom_try_cmpxchg_union(unsigned long *w)
 	return next.f.count;
 }
 
+/*@ probe_idiom_guarded_rmw class=other shape=other */
+KA_PROBE int probe_idiom_guarded_rmw(unsigned int flags, atomic_t *a, atomic_t *b)
+{
+	if (flags & 1)
+		atomic_dec(a);
+	if (flags & 2)
+		atomic_inc(b);
+	if ((flags & 4) && atomic_dec_and_test(a))
+		return 1;
+	return 0;
+}
+
 /*@ probe_idiom_cmpxchg_loop_long class=other shape=other */
 KA_PROBE long probe_idiom_cmpxchg_loop_long(atomic_long_t *v, long mask)
 {
