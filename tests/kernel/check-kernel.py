@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -198,6 +199,20 @@ def build_kind(t):
         os.makedirs(os.path.join(tmp, "kernel", "sched"))
         open(os.path.join(tmp, "kernel", "sched", "core.o"), "w").close()
         t.check(build._has_objects(tmp), "an object under kernel/ counts as a started build")
+        t0 = time.time()
+        os.utime(os.path.join(tmp, "kernel", "sched", "core.o"), (t0 - 600, t0 - 600))
+        open(os.path.join(tmp, "kernel", "fork.o"), "w").close()
+        t.check(build._objects(tmp) == 2 and build._objects(tmp, since=t0 - 1) == 1,
+                "objects written since the make started are told from older ones")
+    old = {"build_s": 812.4, "build_cpu_s": 1500.0}
+    t.check(build.recorded_time(True, False, 0, 3000, 900.0, 1700.0, old) == (900.0, 1700.0),
+            "a build from nothing records its own time")
+    t.check(build.recorded_time(False, True, 2850, 3031, 780.0, 1400.0, old) == (780.0, 1400.0),
+            "a make that recompiled 94% of a finished build's objects (a header all include) records its own time")
+    t.check(build.recorded_time(False, True, 12, 3031, 60.0, 70.0, old) == (812.4, 1500.0),
+            "an incremental make keeps the full build's time")
+    t.check(build.recorded_time(False, False, 2900, 3031, 700.0, 1300.0, old) == (None, None),
+            "a resumed build's full time is unknown, however much it compiled")
     t.check(build.took({"build_s": 812.4, "last_make_s": 3.0}) == "812 s", "a whole build's time is shown")
     said = build.took({"build_s": None, "last_make_s": 61.0})
     t.check("61 s" in said and "resumed" in said, "a resumed build says so with its make's time (%s)" % said)

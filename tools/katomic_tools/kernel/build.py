@@ -196,15 +196,26 @@ def _child_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def _has_objects(bdir):
-    """Whether an earlier make compiled anything in bdir (configuring compiles
-    only scripts/ and the generated headers)."""
+def _objects(bdir, since=None):
+    """The objects an earlier make compiled in bdir (configuring compiles only
+    scripts/ and the generated headers); with since, those written after it."""
+    n = 0
     for top, dirs, files in os.walk(bdir):
         if top == bdir:
             dirs[:] = [d for d in dirs if d not in ("scripts", "include", "tools", "usr", "source")]
-        if any(f.endswith(".o") for f in files):
-            return True
-    return False
+        for f in files:
+            if f.endswith(".o") and (since is None or os.path.getmtime(os.path.join(top, f)) >= since):
+                n += 1
+    return n
+
+
+def _has_objects(bdir):
+    return _objects(bdir) > 0
+
+
+# A make that recompiled this share of the objects (a header that every file
+# includes changed: the C11 layer) costs what a full build does.
+REBUILT_ALL = 0.9
 
 
 def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
@@ -221,10 +232,11 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
             old = {}
     configure(tree, bdir, config, cc, variant, arch)
     vmlinux = os.path.join(bdir, "vmlinux")
-    # Three kinds of make: a full build (no objects yet) is timed; an
-    # incremental one over a finished build keeps that build's record (none:
-    # unknown); one that resumes an interrupted build knows only part of the
-    # cost, so its full time is recorded as unknown (null).
+    # Three kinds of make (recorded_time): a full build (no objects yet, or
+    # nearly all of them recompiled) is timed; an incremental one over a
+    # finished build keeps that build's record (none: unknown); one that
+    # resumes an interrupted build knows only part of the cost, so its full
+    # time is recorded as unknown (null).
     fresh = not _has_objects(bdir)
     finished = os.path.isfile(vmlinux)
     log = os.path.join(bdir, "katomic-build.log")
@@ -234,13 +246,12 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
          "building " + os.path.basename(bdir))
     secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
-    if fresh:
-        build_s, build_cpu_s = secs, cpu
-    else:
+    rebuilt = 0 if fresh else _objects(bdir, since=t0 - 1)
+    build_s, build_cpu_s = recorded_time(fresh, finished, rebuilt, _objects(bdir), secs, cpu, old)
+    if not fresh:
         # A make over existing objects compiles only what is left or changed:
         # keep the warnings of the objects it did not rebuild.
         warns = sorted(set(old.get("objtool", [])) | set(warns))
-        build_s, build_cpu_s = (old.get("build_s"), old.get("build_cpu_s")) if finished else (None, None)
     rec = {"config": config, "cc": cc, "variant": variant, "ok": True,
            "build_s": build_s, "last_make_s": secs, "build_cpu_s": build_cpu_s,
            "objtool_warnings": len(warns), "objtool": warns,
@@ -251,6 +262,16 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
     with open(rec_path, "w") as f:
         json.dump(rec, f, indent=1)
     return rec
+
+
+def recorded_time(fresh, finished, rebuilt, objects, secs, cpu, old):
+    """(build_s, build_cpu_s) of a make that took secs (cpu) and recompiled
+    rebuilt of the build dir's objects; old: the dir's previous record."""
+    if fresh or (finished and rebuilt >= REBUILT_ALL * objects):
+        return secs, cpu
+    if finished:
+        return old.get("build_s"), old.get("build_cpu_s")
+    return None, None
 
 
 def took(rec):
