@@ -137,6 +137,7 @@ function emit_generic(t,    pfx, T, G, k, b, n) {
 		n++
 		print "static __always_inline " ret_type(F_meta[k], T) " arch_" pfx "_" F_name[k] "(" k_params(k, T, pfx) ")"
 		print "{"
+		print "\t__ka_c11_hot();"
 		print "\t" b
 		print "}"
 		print "#define arch_" pfx "_" F_name[k] " arch_" pfx "_" F_name[k]

@@ -31,15 +31,16 @@
 #define __ka_always_inline inline __attribute__((__always_inline__))
 
 /*
- * __ka_hot(): what follows is no less likely for being a builtin.  gcc guesses
+ * __ka_hot(): an atomic is no less likely to run for being a builtin.  gcc guesses
  * that a branch guarding a call is not taken (its "call" heuristic: a guarded
  * call is often an error path), and an __atomic builtin is a call until RTL:
  * `if (flags & X) ka_atomic_dec(&n);` put the locked instruction out of line
  * behind a jump back, where asm stays in line.  A hot label cancels that
  * guess; __builtin_expect (likely/unlikely) still decides where it is written.
- * clang makes no such guess.  The backends say where it applies (__ka_arch_hot).
+ * clang makes no such guess; at -Os gcc keeps the block in line anyway.  The
+ * backends say where it applies (__ka_arch_hot).
  */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE_SIZE__)
 #define __ka_hot() \
 	((void)__extension__({ __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); (void)0; }))
 #else

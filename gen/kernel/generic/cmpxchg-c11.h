@@ -19,6 +19,8 @@
  */
 #include <asm-generic/atomic-c11-policy.h>
 
+/* @insert hot-c11.h */
+
 #define __ka_c11_typecheck(ptr) compiletime_assert_atomic_type(*(ptr))
 
 #ifdef __KA_C11_NO_SUBWORD
@@ -101,6 +103,7 @@ static __always_inline bool __ka_c11_cas_small(volatile void *p, int size, void 
  */
 #define __ka_c11_xchg(X, ptr, v) ({						\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) __ka_xv = (v), __ka_xr;			\
 	__ka_c11_pre_##X(sizeof(*(ptr)));					\
 	if (__KA_C11_SMALL(ptr)) {						\
@@ -117,6 +120,7 @@ static __always_inline bool __ka_c11_cas_small(volatile void *p, int size, void 
 /* *pold is written only when it fails, with the value found (the kernel's rule). */
 #define __ka_c11_try_cmpxchg(X, ptr, pold, new) ({				\
 	__ka_c11_typecheck(ptr);						\
+	__ka_c11_hot();								\
 	__unqual_scalar_typeof(*(ptr)) __ka_tn = (new);				\
 	bool __ka_tok;								\
 	__ka_c11_cas_pre_##X(sizeof(*(ptr)));					\

@@ -30,462 +30,539 @@
 
 static __always_inline int arch_atomic_read(const atomic_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_load_n((const volatile int *)&v->counter, __ATOMIC_RELAXED);
 }
 #define arch_atomic_read arch_atomic_read
 
 static __always_inline void arch_atomic_set(atomic_t *v, int i)
 {
+	__ka_c11_hot();
 	__atomic_store_n((volatile int *)&v->counter, i, __ATOMIC_RELAXED);
 }
 #define arch_atomic_set arch_atomic_set
 
 static __always_inline void arch_atomic_add(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic_add arch_atomic_add
 
 static __always_inline int arch_atomic_add_return(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic_add_return arch_atomic_add_return
 
 static __always_inline int arch_atomic_add_return_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic_add_return_acquire arch_atomic_add_return_acquire
 
 static __always_inline int arch_atomic_add_return_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic_add_return_release arch_atomic_add_return_release
 
 static __always_inline int arch_atomic_add_return_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic_add_return_relaxed arch_atomic_add_return_relaxed
 
 static __always_inline int arch_atomic_fetch_add(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic_fetch_add arch_atomic_fetch_add
 
 static __always_inline int arch_atomic_fetch_add_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic_fetch_add_acquire arch_atomic_fetch_add_acquire
 
 static __always_inline int arch_atomic_fetch_add_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic_fetch_add_release arch_atomic_fetch_add_release
 
 static __always_inline int arch_atomic_fetch_add_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic_fetch_add_relaxed arch_atomic_fetch_add_relaxed
 
 static __always_inline void arch_atomic_sub(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic_sub arch_atomic_sub
 
 static __always_inline int arch_atomic_sub_return(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic_sub_return arch_atomic_sub_return
 
 static __always_inline int arch_atomic_sub_return_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic_sub_return_acquire arch_atomic_sub_return_acquire
 
 static __always_inline int arch_atomic_sub_return_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic_sub_return_release arch_atomic_sub_return_release
 
 static __always_inline int arch_atomic_sub_return_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic_sub_return_relaxed arch_atomic_sub_return_relaxed
 
 static __always_inline int arch_atomic_fetch_sub(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic_fetch_sub arch_atomic_fetch_sub
 
 static __always_inline int arch_atomic_fetch_sub_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic_fetch_sub_acquire arch_atomic_fetch_sub_acquire
 
 static __always_inline int arch_atomic_fetch_sub_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic_fetch_sub_release arch_atomic_fetch_sub_release
 
 static __always_inline int arch_atomic_fetch_sub_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic_fetch_sub_relaxed arch_atomic_fetch_sub_relaxed
 
 static __always_inline void arch_atomic_inc(atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic_inc arch_atomic_inc
 
 static __always_inline int arch_atomic_inc_return(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic_inc_return arch_atomic_inc_return
 
 static __always_inline int arch_atomic_inc_return_acquire(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic_inc_return_acquire arch_atomic_inc_return_acquire
 
 static __always_inline int arch_atomic_inc_return_release(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic_inc_return_release arch_atomic_inc_return_release
 
 static __always_inline int arch_atomic_inc_return_relaxed(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic_inc_return_relaxed arch_atomic_inc_return_relaxed
 
 static __always_inline int arch_atomic_fetch_inc(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic_fetch_inc arch_atomic_fetch_inc
 
 static __always_inline int arch_atomic_fetch_inc_acquire(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic_fetch_inc_acquire arch_atomic_fetch_inc_acquire
 
 static __always_inline int arch_atomic_fetch_inc_release(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic_fetch_inc_release arch_atomic_fetch_inc_release
 
 static __always_inline int arch_atomic_fetch_inc_relaxed(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic_fetch_inc_relaxed arch_atomic_fetch_inc_relaxed
 
 static __always_inline void arch_atomic_dec(atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic_dec arch_atomic_dec
 
 static __always_inline int arch_atomic_dec_return(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic_dec_return arch_atomic_dec_return
 
 static __always_inline int arch_atomic_dec_return_acquire(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic_dec_return_acquire arch_atomic_dec_return_acquire
 
 static __always_inline int arch_atomic_dec_return_release(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic_dec_return_release arch_atomic_dec_return_release
 
 static __always_inline int arch_atomic_dec_return_relaxed(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic_dec_return_relaxed arch_atomic_dec_return_relaxed
 
 static __always_inline int arch_atomic_fetch_dec(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic_fetch_dec arch_atomic_fetch_dec
 
 static __always_inline int arch_atomic_fetch_dec_acquire(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic_fetch_dec_acquire arch_atomic_fetch_dec_acquire
 
 static __always_inline int arch_atomic_fetch_dec_release(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic_fetch_dec_release arch_atomic_fetch_dec_release
 
 static __always_inline int arch_atomic_fetch_dec_relaxed(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic_fetch_dec_relaxed arch_atomic_fetch_dec_relaxed
 
 static __always_inline void arch_atomic_and(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic_and arch_atomic_and
 
 static __always_inline int arch_atomic_fetch_and(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic_fetch_and arch_atomic_fetch_and
 
 static __always_inline int arch_atomic_fetch_and_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic_fetch_and_acquire arch_atomic_fetch_and_acquire
 
 static __always_inline int arch_atomic_fetch_and_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic_fetch_and_release arch_atomic_fetch_and_release
 
 static __always_inline int arch_atomic_fetch_and_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic_fetch_and_relaxed arch_atomic_fetch_and_relaxed
 
 static __always_inline void arch_atomic_andnot(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic_andnot arch_atomic_andnot
 
 static __always_inline int arch_atomic_fetch_andnot(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic_fetch_andnot arch_atomic_fetch_andnot
 
 static __always_inline int arch_atomic_fetch_andnot_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic_fetch_andnot_acquire arch_atomic_fetch_andnot_acquire
 
 static __always_inline int arch_atomic_fetch_andnot_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic_fetch_andnot_release arch_atomic_fetch_andnot_release
 
 static __always_inline int arch_atomic_fetch_andnot_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic_fetch_andnot_relaxed arch_atomic_fetch_andnot_relaxed
 
 static __always_inline void arch_atomic_or(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic_or arch_atomic_or
 
 static __always_inline int arch_atomic_fetch_or(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic_fetch_or arch_atomic_fetch_or
 
 static __always_inline int arch_atomic_fetch_or_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic_fetch_or_acquire arch_atomic_fetch_or_acquire
 
 static __always_inline int arch_atomic_fetch_or_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic_fetch_or_release arch_atomic_fetch_or_release
 
 static __always_inline int arch_atomic_fetch_or_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic_fetch_or_relaxed arch_atomic_fetch_or_relaxed
 
 static __always_inline void arch_atomic_xor(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic_xor arch_atomic_xor
 
 static __always_inline int arch_atomic_fetch_xor(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic_fetch_xor arch_atomic_fetch_xor
 
 static __always_inline int arch_atomic_fetch_xor_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic_fetch_xor_acquire arch_atomic_fetch_xor_acquire
 
 static __always_inline int arch_atomic_fetch_xor_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic_fetch_xor_release arch_atomic_fetch_xor_release
 
 static __always_inline int arch_atomic_fetch_xor_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic_fetch_xor_relaxed arch_atomic_fetch_xor_relaxed
 
 static __always_inline int arch_atomic_xchg(atomic_t *v, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(FULL, &v->counter, newv);
 }
 #define arch_atomic_xchg arch_atomic_xchg
 
 static __always_inline int arch_atomic_xchg_acquire(atomic_t *v, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(ACQ, &v->counter, newv);
 }
 #define arch_atomic_xchg_acquire arch_atomic_xchg_acquire
 
 static __always_inline int arch_atomic_xchg_release(atomic_t *v, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(REL, &v->counter, newv);
 }
 #define arch_atomic_xchg_release arch_atomic_xchg_release
 
 static __always_inline int arch_atomic_xchg_relaxed(atomic_t *v, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(RLX, &v->counter, newv);
 }
 #define arch_atomic_xchg_relaxed arch_atomic_xchg_relaxed
 
 static __always_inline int arch_atomic_cmpxchg(atomic_t *v, int old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(FULL, &v->counter, old, newv);
 }
 #define arch_atomic_cmpxchg arch_atomic_cmpxchg
 
 static __always_inline int arch_atomic_cmpxchg_acquire(atomic_t *v, int old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(ACQ, &v->counter, old, newv);
 }
 #define arch_atomic_cmpxchg_acquire arch_atomic_cmpxchg_acquire
 
 static __always_inline int arch_atomic_cmpxchg_release(atomic_t *v, int old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(REL, &v->counter, old, newv);
 }
 #define arch_atomic_cmpxchg_release arch_atomic_cmpxchg_release
 
 static __always_inline int arch_atomic_cmpxchg_relaxed(atomic_t *v, int old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(RLX, &v->counter, old, newv);
 }
 #define arch_atomic_cmpxchg_relaxed arch_atomic_cmpxchg_relaxed
 
 static __always_inline bool arch_atomic_try_cmpxchg(atomic_t *v, int *old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(FULL, &v->counter, old, newv);
 }
 #define arch_atomic_try_cmpxchg arch_atomic_try_cmpxchg
 
 static __always_inline bool arch_atomic_try_cmpxchg_acquire(atomic_t *v, int *old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(ACQ, &v->counter, old, newv);
 }
 #define arch_atomic_try_cmpxchg_acquire arch_atomic_try_cmpxchg_acquire
 
 static __always_inline bool arch_atomic_try_cmpxchg_release(atomic_t *v, int *old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(REL, &v->counter, old, newv);
 }
 #define arch_atomic_try_cmpxchg_release arch_atomic_try_cmpxchg_release
 
 static __always_inline bool arch_atomic_try_cmpxchg_relaxed(atomic_t *v, int *old, int newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(RLX, &v->counter, old, newv);
 }
 #define arch_atomic_try_cmpxchg_relaxed arch_atomic_try_cmpxchg_relaxed
 
 static __always_inline bool arch_atomic_sub_and_test(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, i) == 0;
 }
 #define arch_atomic_sub_and_test arch_atomic_sub_and_test
 
 static __always_inline bool arch_atomic_dec_and_test(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, 1) == 0;
 }
 #define arch_atomic_dec_and_test arch_atomic_dec_and_test
 
 static __always_inline bool arch_atomic_inc_and_test(atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, 1) == 0;
 }
 #define arch_atomic_inc_and_test arch_atomic_inc_and_test
 
 static __always_inline bool arch_atomic_add_negative(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic_add_negative arch_atomic_add_negative
 
 static __always_inline bool arch_atomic_add_negative_acquire(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic_add_negative_acquire arch_atomic_add_negative_acquire
 
 static __always_inline bool arch_atomic_add_negative_release(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic_add_negative_release arch_atomic_add_negative_release
 
 static __always_inline bool arch_atomic_add_negative_relaxed(int i, atomic_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic_add_negative_relaxed arch_atomic_add_negative_relaxed

@@ -34,462 +34,539 @@
 
 static __always_inline s64 arch_atomic64_read(const atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __atomic_load_n((const volatile s64 *)&v->counter, __ATOMIC_RELAXED);
 }
 #define arch_atomic64_read arch_atomic64_read
 
 static __always_inline void arch_atomic64_set(atomic64_t *v, s64 i)
 {
+	__ka_c11_hot();
 	__atomic_store_n((volatile s64 *)&v->counter, i, __ATOMIC_RELAXED);
 }
 #define arch_atomic64_set arch_atomic64_set
 
 static __always_inline void arch_atomic64_add(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic64_add arch_atomic64_add
 
 static __always_inline s64 arch_atomic64_add_return(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic64_add_return arch_atomic64_add_return
 
 static __always_inline s64 arch_atomic64_add_return_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic64_add_return_acquire arch_atomic64_add_return_acquire
 
 static __always_inline s64 arch_atomic64_add_return_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic64_add_return_release arch_atomic64_add_return_release
 
 static __always_inline s64 arch_atomic64_add_return_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_add_fetch, &v->counter, i);
 }
 #define arch_atomic64_add_return_relaxed arch_atomic64_add_return_relaxed
 
 static __always_inline s64 arch_atomic64_fetch_add(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic64_fetch_add arch_atomic64_fetch_add
 
 static __always_inline s64 arch_atomic64_fetch_add_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic64_fetch_add_acquire arch_atomic64_fetch_add_acquire
 
 static __always_inline s64 arch_atomic64_fetch_add_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic64_fetch_add_release arch_atomic64_fetch_add_release
 
 static __always_inline s64 arch_atomic64_fetch_add_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, i);
 }
 #define arch_atomic64_fetch_add_relaxed arch_atomic64_fetch_add_relaxed
 
 static __always_inline void arch_atomic64_sub(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic64_sub arch_atomic64_sub
 
 static __always_inline s64 arch_atomic64_sub_return(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic64_sub_return arch_atomic64_sub_return
 
 static __always_inline s64 arch_atomic64_sub_return_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic64_sub_return_acquire arch_atomic64_sub_return_acquire
 
 static __always_inline s64 arch_atomic64_sub_return_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic64_sub_return_release arch_atomic64_sub_return_release
 
 static __always_inline s64 arch_atomic64_sub_return_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_sub_fetch, &v->counter, i);
 }
 #define arch_atomic64_sub_return_relaxed arch_atomic64_sub_return_relaxed
 
 static __always_inline s64 arch_atomic64_fetch_sub(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic64_fetch_sub arch_atomic64_fetch_sub
 
 static __always_inline s64 arch_atomic64_fetch_sub_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic64_fetch_sub_acquire arch_atomic64_fetch_sub_acquire
 
 static __always_inline s64 arch_atomic64_fetch_sub_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic64_fetch_sub_release arch_atomic64_fetch_sub_release
 
 static __always_inline s64 arch_atomic64_fetch_sub_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, i);
 }
 #define arch_atomic64_fetch_sub_relaxed arch_atomic64_fetch_sub_relaxed
 
 static __always_inline void arch_atomic64_inc(atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic64_inc arch_atomic64_inc
 
 static __always_inline s64 arch_atomic64_inc_return(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic64_inc_return arch_atomic64_inc_return
 
 static __always_inline s64 arch_atomic64_inc_return_acquire(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic64_inc_return_acquire arch_atomic64_inc_return_acquire
 
 static __always_inline s64 arch_atomic64_inc_return_release(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic64_inc_return_release arch_atomic64_inc_return_release
 
 static __always_inline s64 arch_atomic64_inc_return_relaxed(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_add_fetch, &v->counter, 1);
 }
 #define arch_atomic64_inc_return_relaxed arch_atomic64_inc_return_relaxed
 
 static __always_inline s64 arch_atomic64_fetch_inc(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic64_fetch_inc arch_atomic64_fetch_inc
 
 static __always_inline s64 arch_atomic64_fetch_inc_acquire(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic64_fetch_inc_acquire arch_atomic64_fetch_inc_acquire
 
 static __always_inline s64 arch_atomic64_fetch_inc_release(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic64_fetch_inc_release arch_atomic64_fetch_inc_release
 
 static __always_inline s64 arch_atomic64_fetch_inc_relaxed(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_add, &v->counter, 1);
 }
 #define arch_atomic64_fetch_inc_relaxed arch_atomic64_fetch_inc_relaxed
 
 static __always_inline void arch_atomic64_dec(atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic64_dec arch_atomic64_dec
 
 static __always_inline s64 arch_atomic64_dec_return(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic64_dec_return arch_atomic64_dec_return
 
 static __always_inline s64 arch_atomic64_dec_return_acquire(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic64_dec_return_acquire arch_atomic64_dec_return_acquire
 
 static __always_inline s64 arch_atomic64_dec_return_release(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic64_dec_return_release arch_atomic64_dec_return_release
 
 static __always_inline s64 arch_atomic64_dec_return_relaxed(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_sub_fetch, &v->counter, 1);
 }
 #define arch_atomic64_dec_return_relaxed arch_atomic64_dec_return_relaxed
 
 static __always_inline s64 arch_atomic64_fetch_dec(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic64_fetch_dec arch_atomic64_fetch_dec
 
 static __always_inline s64 arch_atomic64_fetch_dec_acquire(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic64_fetch_dec_acquire arch_atomic64_fetch_dec_acquire
 
 static __always_inline s64 arch_atomic64_fetch_dec_release(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic64_fetch_dec_release arch_atomic64_fetch_dec_release
 
 static __always_inline s64 arch_atomic64_fetch_dec_relaxed(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_sub, &v->counter, 1);
 }
 #define arch_atomic64_fetch_dec_relaxed arch_atomic64_fetch_dec_relaxed
 
 static __always_inline void arch_atomic64_and(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic64_and arch_atomic64_and
 
 static __always_inline s64 arch_atomic64_fetch_and(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic64_fetch_and arch_atomic64_fetch_and
 
 static __always_inline s64 arch_atomic64_fetch_and_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic64_fetch_and_acquire arch_atomic64_fetch_and_acquire
 
 static __always_inline s64 arch_atomic64_fetch_and_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic64_fetch_and_release arch_atomic64_fetch_and_release
 
 static __always_inline s64 arch_atomic64_fetch_and_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, i);
 }
 #define arch_atomic64_fetch_and_relaxed arch_atomic64_fetch_and_relaxed
 
 static __always_inline void arch_atomic64_andnot(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic64_andnot arch_atomic64_andnot
 
 static __always_inline s64 arch_atomic64_fetch_andnot(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic64_fetch_andnot arch_atomic64_fetch_andnot
 
 static __always_inline s64 arch_atomic64_fetch_andnot_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic64_fetch_andnot_acquire arch_atomic64_fetch_andnot_acquire
 
 static __always_inline s64 arch_atomic64_fetch_andnot_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic64_fetch_andnot_release arch_atomic64_fetch_andnot_release
 
 static __always_inline s64 arch_atomic64_fetch_andnot_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_and, &v->counter, ~i);
 }
 #define arch_atomic64_fetch_andnot_relaxed arch_atomic64_fetch_andnot_relaxed
 
 static __always_inline void arch_atomic64_or(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic64_or arch_atomic64_or
 
 static __always_inline s64 arch_atomic64_fetch_or(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic64_fetch_or arch_atomic64_fetch_or
 
 static __always_inline s64 arch_atomic64_fetch_or_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic64_fetch_or_acquire arch_atomic64_fetch_or_acquire
 
 static __always_inline s64 arch_atomic64_fetch_or_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic64_fetch_or_release arch_atomic64_fetch_or_release
 
 static __always_inline s64 arch_atomic64_fetch_or_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_or, &v->counter, i);
 }
 #define arch_atomic64_fetch_or_relaxed arch_atomic64_fetch_or_relaxed
 
 static __always_inline void arch_atomic64_xor(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	(void)__ka_c11_rmw(RLX, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic64_xor arch_atomic64_xor
 
 static __always_inline s64 arch_atomic64_fetch_xor(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic64_fetch_xor arch_atomic64_fetch_xor
 
 static __always_inline s64 arch_atomic64_fetch_xor_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic64_fetch_xor_acquire arch_atomic64_fetch_xor_acquire
 
 static __always_inline s64 arch_atomic64_fetch_xor_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic64_fetch_xor_release arch_atomic64_fetch_xor_release
 
 static __always_inline s64 arch_atomic64_fetch_xor_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_fetch_xor, &v->counter, i);
 }
 #define arch_atomic64_fetch_xor_relaxed arch_atomic64_fetch_xor_relaxed
 
 static __always_inline s64 arch_atomic64_xchg(atomic64_t *v, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(FULL, &v->counter, newv);
 }
 #define arch_atomic64_xchg arch_atomic64_xchg
 
 static __always_inline s64 arch_atomic64_xchg_acquire(atomic64_t *v, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(ACQ, &v->counter, newv);
 }
 #define arch_atomic64_xchg_acquire arch_atomic64_xchg_acquire
 
 static __always_inline s64 arch_atomic64_xchg_release(atomic64_t *v, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(REL, &v->counter, newv);
 }
 #define arch_atomic64_xchg_release arch_atomic64_xchg_release
 
 static __always_inline s64 arch_atomic64_xchg_relaxed(atomic64_t *v, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_xchg(RLX, &v->counter, newv);
 }
 #define arch_atomic64_xchg_relaxed arch_atomic64_xchg_relaxed
 
 static __always_inline s64 arch_atomic64_cmpxchg(atomic64_t *v, s64 old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(FULL, &v->counter, old, newv);
 }
 #define arch_atomic64_cmpxchg arch_atomic64_cmpxchg
 
 static __always_inline s64 arch_atomic64_cmpxchg_acquire(atomic64_t *v, s64 old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(ACQ, &v->counter, old, newv);
 }
 #define arch_atomic64_cmpxchg_acquire arch_atomic64_cmpxchg_acquire
 
 static __always_inline s64 arch_atomic64_cmpxchg_release(atomic64_t *v, s64 old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(REL, &v->counter, old, newv);
 }
 #define arch_atomic64_cmpxchg_release arch_atomic64_cmpxchg_release
 
 static __always_inline s64 arch_atomic64_cmpxchg_relaxed(atomic64_t *v, s64 old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_cmpxchg(RLX, &v->counter, old, newv);
 }
 #define arch_atomic64_cmpxchg_relaxed arch_atomic64_cmpxchg_relaxed
 
 static __always_inline bool arch_atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(FULL, &v->counter, old, newv);
 }
 #define arch_atomic64_try_cmpxchg arch_atomic64_try_cmpxchg
 
 static __always_inline bool arch_atomic64_try_cmpxchg_acquire(atomic64_t *v, s64 *old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(ACQ, &v->counter, old, newv);
 }
 #define arch_atomic64_try_cmpxchg_acquire arch_atomic64_try_cmpxchg_acquire
 
 static __always_inline bool arch_atomic64_try_cmpxchg_release(atomic64_t *v, s64 *old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(REL, &v->counter, old, newv);
 }
 #define arch_atomic64_try_cmpxchg_release arch_atomic64_try_cmpxchg_release
 
 static __always_inline bool arch_atomic64_try_cmpxchg_relaxed(atomic64_t *v, s64 *old, s64 newv)
 {
+	__ka_c11_hot();
 	return __ka_c11_try_cmpxchg(RLX, &v->counter, old, newv);
 }
 #define arch_atomic64_try_cmpxchg_relaxed arch_atomic64_try_cmpxchg_relaxed
 
 static __always_inline bool arch_atomic64_sub_and_test(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, i) == 0;
 }
 #define arch_atomic64_sub_and_test arch_atomic64_sub_and_test
 
 static __always_inline bool arch_atomic64_dec_and_test(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_sub_fetch, &v->counter, 1) == 0;
 }
 #define arch_atomic64_dec_and_test arch_atomic64_dec_and_test
 
 static __always_inline bool arch_atomic64_inc_and_test(atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, 1) == 0;
 }
 #define arch_atomic64_inc_and_test arch_atomic64_inc_and_test
 
 static __always_inline bool arch_atomic64_add_negative(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(FULL, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic64_add_negative arch_atomic64_add_negative
 
 static __always_inline bool arch_atomic64_add_negative_acquire(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(ACQ, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic64_add_negative_acquire arch_atomic64_add_negative_acquire
 
 static __always_inline bool arch_atomic64_add_negative_release(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(REL, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic64_add_negative_release arch_atomic64_add_negative_release
 
 static __always_inline bool arch_atomic64_add_negative_relaxed(s64 i, atomic64_t *v)
 {
+	__ka_c11_hot();
 	return __ka_c11_rmw(RLX, __atomic_add_fetch, &v->counter, i) < 0;
 }
 #define arch_atomic64_add_negative_relaxed arch_atomic64_add_negative_relaxed
