@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common import documents, schema            # noqa: E402
 from katomic_tools.common.tap import Tap                      # noqa: E402
 from katomic_tools.kernel import audit                         # noqa: E402
-from katomic_tools.kernel import up_elision                    # noqa: E402
+from katomic_tools.kernel import smplocks_boot, up_elision     # noqa: E402
 from katomic_tools.kernel import __main__ as driver           # noqa: E402
 
 STOCK = r"""
@@ -185,6 +185,14 @@ def main():
     os.makedirs(nomod)
     with open(os.path.join(nomod, ".config"), "w") as f:
         f.write("CONFIG_SMP=y\n# CONFIG_MODULES is not set\n")
+    kaslr = os.path.join(work, "kaslr")
+    os.makedirs(kaslr)
+    with open(os.path.join(kaslr, ".config"), "w") as f:
+        f.write("CONFIG_SMP=y\nCONFIG_MODULES=y\nCONFIG_RELOCATABLE=y\nCONFIG_RANDOMIZE_BASE=y\n")
+    t.check(smplocks_boot.probe_cmdline(kaslr) == "katomic.probe=1 nokaslr"
+            and smplocks_boot.probe_cmdline(nomod) == "katomic.probe=1",
+            "the probe's boot turns KASLR off where the config randomizes the base (defconfig): "
+            "it reads vmlinux's link-time addresses")
     why = [up_elision.why_not(dict(x86[0], build_dir=nomod), ["1"]),
            up_elision.why_not(dict(x86[0], build_dir=nomod), ["2"]),
            up_elision.why_not(arm64["builds"][0], ["1"])]

@@ -232,7 +232,7 @@ def boot_one(b, a, out):
     # UP lock elision (x86-64): the -smp 1 boot also loads the probe that reads the lock sites.
     extra, facts = (), None
     if arch == "x86_64":
-        from . import up_elision
+        from . import smplocks_boot, up_elision
         extra, facts = up_elision.prepare(b, a["smp"], os.path.join(odir, "up-elision"),
                                           build.make_args(arch, b["cc"]))
         if extra is None:
@@ -248,7 +248,7 @@ def boot_one(b, a, out):
         append = boot.kernel_cmdline(a["torture_s"], int(smp.split(",")[0]), locks, a["rcu"])
         probe = bool(extra) and smp.split(",")[0] == "1"
         if probe:
-            append += " katomic.probe=1"
+            append += " " + smplocks_boot.probe_cmdline(bdir)
         res = boot.run(b["bzimage"], rd, smp, deadline, log, append, arch=arch)
         with open(log, encoding="utf-8", errors="replace") as f:
             text = f.read()

@@ -73,6 +73,19 @@ def sites(vmlinux, list_file):
     return recorded, sorted(allsites - set(recorded))
 
 
+def probe_cmdline(kb):
+    """The kernel arguments of a boot that loads the probe.  The probe is handed
+    vmlinux's link-time site addresses: a kernel that randomizes its base
+    (CONFIG_RANDOMIZE_BASE, defconfig) boots with nokaslr for it, or the probe
+    reads unmapped memory (the lock prefixes do not depend on where the text is)."""
+    try:
+        with open(os.path.join(kb, ".config")) as f:
+            kaslr = "CONFIG_RANDOMIZE_BASE=y" in f.read().split("\n")
+    except OSError:
+        kaslr = False
+    return "katomic.probe=1" + (" nokaslr" if kaslr else "")
+
+
 def module_sites(ko):
     """(recorded, unrecorded) lock sites of subject() in the final .ko, as offsets from it."""
     buf = io.StringIO()
@@ -205,7 +218,7 @@ def main(argv):
     for spec in a["boots"] or ["1", "2", "2:maxcpus=1"]:
         smp, _, append = spec.partition(":")
         cpu1 = "maxcpus=1" in append and smp.split(",")[0] != "1"
-        words = [boot.kernel_cmdline(torture_s, 1), "katomic.probe=1"]
+        words = [boot.kernel_cmdline(torture_s, 1), probe_cmdline(kb)]
         if cpu1:
             words.append("katomic.cpu1_s=%d" % cpu1_s)
         log = os.path.join(out, "boot-smp%s%s.log" % (smp.replace(",", "-").replace("=", ""),
