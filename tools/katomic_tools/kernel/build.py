@@ -197,20 +197,23 @@ def _child_cpu():
 
 
 def _objects(bdir, since=None):
-    """The objects an earlier make compiled in bdir (configuring compiles only
-    scripts/ and the generated headers); with since, those written after it."""
-    n = 0
+    """(all, newer): the objects a make compiled in bdir (configuring compiles
+    only scripts/ and the generated headers), and those of them written at or
+    after since (0 without since), in one walk."""
+    n = newer = 0
     for top, dirs, files in os.walk(bdir):
         if top == bdir:
             dirs[:] = [d for d in dirs if d not in ("scripts", "include", "tools", "usr", "source")]
         for f in files:
-            if f.endswith(".o") and (since is None or os.path.getmtime(os.path.join(top, f)) >= since):
+            if f.endswith(".o"):
                 n += 1
-    return n
+                if since is not None and os.path.getmtime(os.path.join(top, f)) >= since:
+                    newer += 1
+    return n, newer
 
 
 def _has_objects(bdir):
-    return _objects(bdir) > 0
+    return _objects(bdir)[0] > 0
 
 
 # A make that recompiled this share of the objects (a header that every file
@@ -246,8 +249,8 @@ def build(tree, config, cc, variant, jobs=2, arch="x86_64"):
          "building " + os.path.basename(bdir))
     secs, cpu = round(time.time() - t0, 1), round(_child_cpu() - c0, 1)
     warns = objtool_warnings(log, bdir)
-    rebuilt = 0 if fresh else _objects(bdir, since=t0 - 1)
-    build_s, build_cpu_s = recorded_time(fresh, finished, rebuilt, _objects(bdir), secs, cpu, old)
+    objects, rebuilt = _objects(bdir, since=t0 - 1)
+    build_s, build_cpu_s = recorded_time(fresh, finished, rebuilt, objects, secs, cpu, old)
     if not fresh:
         # A make over existing objects compiles only what is left or changed:
         # keep the warnings of the objects it did not rebuild.
