@@ -466,7 +466,7 @@ static char *strip_cv(const char *type)
 }
 
 /* In a widened test: int -> long, unsigned -> unsigned long (the stars kept). */
-static char *widen(const struct test *T, const char *type)
+char *widen(const struct test *T, const char *type)
 {
 	struct sbuf b = { 0 };
 	const char *s = type;
@@ -676,7 +676,7 @@ static int col_of(const struct test *T, int thread, int index)
 }
 
 /* The type each register of thread th is declared with at the top of the thread. */
-static char **reg_types(const struct test *T, const struct lt_thread *th)
+char **reg_types(const struct test *T, const struct lt_thread *th)
 {
 	char **types = xmalloc(sizeof(*types) * (size_t)(th->nregs + 1));
 	int *declared = xmalloc(sizeof(*declared) * (size_t)(th->nregs + 1));
@@ -741,46 +741,24 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
+/*
+ * The body of thread th at its own line and column, the type words of its
+ * declarations blanked (the registers are declared above it), and "(long *)"
+ * before each use as an address of an integer register (reg_addr_uses():
+ * "*r8", "smp_load_acquire(r8)"): herd's registers are untyped, and one
+ * declared int may hold an address (in a widened test, every int cell is a
+ * long).  The register keeps its integer type, so its arithmetic
+ * (r8 = x + (r0 - r0)) stays as written, and the conversion is a no-op: the
+ * dependency stays.
+ */
+void emit_body(struct sbuf *b, const struct test *T, const struct lt_thread *th, char **types)
 {
-	const struct lt_test *t = T->lt;
-	const struct lt_thread *th = &t->threads[i];
-	char **types = reg_types(T, th);
 	size_t off = 0, *casts;
 	int j, c, ncast;
 
-	/* The observed registers' values per iteration (a type of the body's, __typeof__, cannot be named here). */
-	for (j = 0; j < th->nregs; j++)
-		if ((c = col_of(T, i, j)) >= 0)
-			sb_printf(b, "static %s kl%d_r%d_%d[KL_BMAX] __attribute__((aligned(64)));\n",
-				  typeof_type(types[j]) ? "intptr_t" : types[j], k, i, j);
-	sb_printf(b, "static inline __attribute__((always_inline)) void kl%d_P%d(long kl_i", k, i);
-	for (j = 0; j < th->nparams; j++) {
-		char *pt = widen(T, th->params[j].type);
-
-		sb_printf(b, ", %s%s%s", pt, pt[strlen(pt) - 1] == '*' ? "" : " ", th->params[j].name);
-		free(pt);
-	}
-	sb_printf(b, ")\n{\n\tconst int kl_tid = %d;\n", i);
-	for (j = 0; j < th->nregs; j++) {
-		const struct lt_reg *r = &th->regs[j];
-
-		sb_printf(b, "\t%s %s = ", types[j], r->name);
-		emit_value(b, k, types[j], r->has_init ? r->init_ptr : -1, r->has_init ? r->init_val : 0, "kl_i", "off");
-		sb_puts(b, ";\n");
-	}
 	emit_line_directive(b, th->body_line, T->path);
 	for (j = 1; j < th->body_col; j++)
 		sb_puts(b, " ");
-	/*
-	 * The body, the type words of its declarations blanked (the registers
-	 * are declared above), and "(long *)" before each use as an address of
-	 * an integer register (reg_addr_uses(): "*r8", "smp_load_acquire(r8)"):
-	 * herd's registers are untyped, and one declared int may hold an
-	 * address (in a widened test, every int cell is a long).  The register
-	 * keeps its integer type, so its arithmetic (r8 = x + (r0 - r0)) stays
-	 * as written, and the conversion is a no-op: the dependency stays.
-	 */
 	ncast = 0;
 	for (j = 0; j < th->nregs; j++)
 		if (!th->regs[j].is_ptr && !strchr(types[j], '*'))
@@ -808,6 +786,36 @@ static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
 	free(casts);
 	sb_add(b, th->body + off, th->body_len - off);
 	sb_puts(b, "\n");
+}
+
+static void generate_thread(struct sbuf *b, const struct test *T, int k, int i)
+{
+	const struct lt_test *t = T->lt;
+	const struct lt_thread *th = &t->threads[i];
+	char **types = reg_types(T, th);
+	int j, c;
+
+	/* The observed registers' values per iteration (a type of the body's, __typeof__, cannot be named here). */
+	for (j = 0; j < th->nregs; j++)
+		if ((c = col_of(T, i, j)) >= 0)
+			sb_printf(b, "static %s kl%d_r%d_%d[KL_BMAX] __attribute__((aligned(64)));\n",
+				  typeof_type(types[j]) ? "intptr_t" : types[j], k, i, j);
+	sb_printf(b, "static inline __attribute__((always_inline)) void kl%d_P%d(long kl_i", k, i);
+	for (j = 0; j < th->nparams; j++) {
+		char *pt = widen(T, th->params[j].type);
+
+		sb_printf(b, ", %s%s%s", pt, pt[strlen(pt) - 1] == '*' ? "" : " ", th->params[j].name);
+		free(pt);
+	}
+	sb_printf(b, ")\n{\n\tconst int kl_tid = %d;\n", i);
+	for (j = 0; j < th->nregs; j++) {
+		const struct lt_reg *r = &th->regs[j];
+
+		sb_printf(b, "\t%s %s = ", types[j], r->name);
+		emit_value(b, k, types[j], r->has_init ? r->init_ptr : -1, r->has_init ? r->init_val : 0, "kl_i", "off");
+		sb_puts(b, ";\n");
+	}
+	emit_body(b, T, th, types);
 	for (j = 0; j < th->nregs; j++)
 		if (col_of(T, i, j) >= 0)
 			sb_printf(b, "\tkl%d_r%d_%d[kl_i] = %s%s;\n", k, i, j, typeof_type(types[j]) ? "(intptr_t)" : "",

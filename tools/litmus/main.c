@@ -96,6 +96,8 @@ static void usage(FILE *f)
 		"  --json                JSON on stdout\n"
 		"  -r, --recursive       directories: also the *.litmus files of their subdirectories\n"
 		"  --parse-only          check the files only: no harness is compiled or run\n"
+		"  --emit-verify DIR     write each test's threads as C functions for `katomic verify`\n"
+		"                        (DIR/tN.c, DIR/tests.json); nothing is compiled or run\n"
 		"  --mutate NAME=REPL    #define NAME(...) REPL(__VA_ARGS__) in the harness, e.g. smp_mb=barrier\n"
 		"  --cflags 'FLAGS'      extra compiler flags for the harnesses\n"
 		"  --batch N, --sync N   iterations per batch (<= 16384) and between resynchronisations\n"
@@ -225,6 +227,9 @@ int main(int argc, char **argv)
 			opt.json = 1;
 		} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
 			opt.recursive = 1;
+		} else if (ARG("--emit-verify")) {
+			opt.emit_verify = v;
+			opt.parse_only = 1;
 		} else if (!strcmp(a, "--parse-only")) {
 			opt.parse_only = 1;
 		} else if (ARG("--rcu")) {
@@ -306,6 +311,12 @@ int main(int argc, char **argv)
 			T->expected = lt_result_name(T->lt->result);
 			T->done = 1;
 		}
+	}
+	if (opt.emit_verify) {
+		int bad = emit_verify(tests, nfiles, opt.emit_verify);
+
+		printf("%d emitted, %d rejected\n", nfiles - bad, bad);
+		return bad ? 2 : 0;
 	}
 	if (opt.json)
 		print_json_head();

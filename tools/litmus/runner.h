@@ -59,6 +59,7 @@ struct options {
 	int nmutate;
 	const char *cflags;
 	const char *rcu;	/* liburcu flavour: memb (default) or mb */
+	const char *emit_verify;	/* --emit-verify DIR: write the verifier's units, run nothing */
 };
 extern struct options opt;
 
@@ -99,6 +100,13 @@ struct test {
 /* harness.c */
 void plan_test(struct test *T, int urcu_ok);
 char *generate_program(struct test *const *tests, int n, int urcu);
+/* shared with verify.c: a type as the cells hold it, each register's type, a thread's body */
+char *widen(const struct test *T, const char *type);
+char **reg_types(const struct test *T, const struct lt_thread *th);
+void emit_body(struct sbuf *b, const struct test *T, const struct lt_thread *th, char **types);
+
+/* verify.c: the threads of each test as C functions, and tests.json (katomic verify) */
+int emit_verify(struct test *tests, int n, const char *dir);
 
 /* compile.c: one program (a group of tests), compiled into the cache */
 struct program {

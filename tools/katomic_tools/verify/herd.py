@@ -1,0 +1,185 @@
+"""herd7: where it is, where the LKMM is, one run read into a set of final
+states (or the reason there is none), cached by the hash of what it read."""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+
+from ..common import paths
+
+HERD_VERSION_MIN = (7, 56)
+
+
+class HerdMissing(Exception):
+    pass
+
+
+def find_herd(option=None):
+    """(herd7 path, its libdir or None): --herd7, $HERD7, PATH, ../shared/tools/herdtools7."""
+    cands = []
+    if option:
+        cands.append(("--herd7", option))
+    if os.environ.get("HERD7"):
+        cands.append(("HERD7", os.environ["HERD7"]))
+    on_path = shutil.which("herd7")
+    if on_path:
+        cands.append(("PATH", on_path))
+    shared = os.path.join(paths.root(), "..", "shared", "tools", "herdtools7", "bin", "herd7")
+    cands.append(("../shared", shared))
+    for where, c in cands:
+        if os.path.isdir(c):
+            c = os.path.join(c, "herd7")
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            lib = os.environ.get("HERDLIB")
+            guess = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(c))), "libdir")
+            if not lib and os.path.isfile(os.path.join(guess, "aarch64.cat")):
+                lib = guess
+            return os.path.abspath(c), lib
+        if where in ("--herd7", "HERD7"):
+            raise HerdMissing("%s names %s, which is not an executable herd7" % (where, c))
+    raise HerdMissing("herd7 not found (PATH, HERD7=, --herd7; `opam install herdtools7`, "
+                      "or build herdtools7 7.58 from source: docs/verify.md)")
+
+
+def version(herd):
+    try:
+        out = subprocess.run([herd, "-version"], capture_output=True, text=True, timeout=30).stdout
+    except OSError:
+        return None
+    m = re.search(r"(\d+)\.(\d+)", out)
+    return m.group(0) if m else None
+
+
+def find_lkmm(option, tars, cache):
+    """A folder with linux-kernel.cfg: --lkmm DIR, or tools/memory-model of the first kernel tarball found."""
+    if option:
+        if not os.path.isfile(os.path.join(option, "linux-kernel.cfg")):
+            raise HerdMissing("--lkmm %s: no linux-kernel.cfg there" % option)
+        return os.path.abspath(option)
+    for tar in tars:
+        if not os.path.isfile(tar):
+            continue
+        base = os.path.basename(tar).split(".tar")[0]
+        dest = os.path.join(cache, "lkmm", base)
+        if os.path.isfile(os.path.join(dest, "memory-model", "linux-kernel.cfg")):
+            return os.path.join(dest, "memory-model")
+        os.makedirs(dest, exist_ok=True)
+        with tarfile.open(tar) as tf:
+            members = [m for m in tf.getmembers() if "/tools/memory-model/" in m.name]
+            for m in members:
+                rel = m.name.split("/tools/", 1)[1]
+                m.name = rel
+                tf.extract(m, dest)
+        if os.path.isfile(os.path.join(dest, "memory-model", "linux-kernel.cfg")):
+            return os.path.join(dest, "memory-model")
+    raise HerdMissing("no LKMM: install linux-source-6.12 (Debian) or give --lkmm DIR (a kernel's tools/memory-model)")
+
+
+def _tree_hash(folder, names=None):
+    h = hashlib.sha256()
+    for n in sorted(os.listdir(folder)):
+        p = os.path.join(folder, n)
+        if os.path.isfile(p) and (names is None or n.endswith(names)):
+            h.update(n.encode())
+            with open(p, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+class Herd:
+    def __init__(self, herd, libdir, lkmm, cache, unroll=2, timeout=120):
+        self.herd, self.libdir, self.lkmm, self.unroll, self.timeout = herd, libdir, lkmm, unroll, timeout
+        self.cache = os.path.join(cache, "herd")
+        os.makedirs(self.cache, exist_ok=True)
+        self.key = hashlib.sha256(("%s %s %s" % (version(herd), _tree_hash(lkmm, (".cat", ".bell", ".def", ".cfg")),
+                                                 _tree_hash(libdir, ".cat") if libdir else "-")).encode()).hexdigest()[:16]
+        self.runs = self.hits = 0
+
+    def _cmd(self, path, source):
+        cmd = [self.herd]
+        if self.libdir:
+            cmd += ["-set-libdir", self.libdir]
+        if source:
+            cmd += ["-conf", "linux-kernel.cfg"]
+        else:
+            cmd += ["-variant", "telechat", "-unroll", str(self.unroll)]
+        return cmd + [path]
+
+    def run(self, text, source, name="t.litmus"):
+        """States of a test: {"states": [frozenset of (key, value)], "flags": [...]} or {"error": msg}."""
+        h = hashlib.sha256((self.key + ("S" if source else "A") + str(self.unroll) + text).encode()).hexdigest()
+        cpath = os.path.join(self.cache, h[:2], h + ".json")
+        if os.path.isfile(cpath):
+            self.hits += 1
+            with open(cpath) as f:
+                return _thaw(json.load(f))
+        os.makedirs(os.path.dirname(cpath), exist_ok=True)
+        tpath = os.path.join(self.cache, h[:2], h + ".litmus")
+        with open(tpath, "w") as f:
+            f.write(text)
+        self.runs += 1
+        try:
+            p = subprocess.run(self._cmd(tpath, source), capture_output=True, text=True, timeout=self.timeout,
+                               cwd=self.lkmm if source else None)
+            res = parse_output(p.stdout, p.stderr)
+        except subprocess.TimeoutExpired:
+            res = {"error": "herd7 ran over %d s" % self.timeout}
+        os.unlink(tpath)
+        if "error" not in res or "ran over" not in res["error"]:
+            with open(cpath + ".tmp", "w") as f:
+                json.dump(_freeze(res), f)
+            os.replace(cpath + ".tmp", cpath)
+        return res
+
+
+def _freeze(res):
+    out = dict(res)
+    if "states" in out:
+        out["states"] = [sorted(s) for s in out["states"]]
+    return out
+
+
+def _thaw(res):
+    if "states" in res:
+        res["states"] = [frozenset(tuple(kv) for kv in s) for s in res["states"]]
+    return res
+
+
+def parse_output(out, err):
+    """herd7's report: its states, its flags (DATARACE & co), its warnings."""
+    warnings = [ln.strip() for ln in (err + "\n" + out).splitlines() if ln.startswith("Warning")]
+    lines = out.splitlines()
+    try:
+        k = next(n for n, ln in enumerate(lines) if ln.startswith("States "))
+    except StopIteration:
+        msg = (warnings[0] if warnings else (err.strip().splitlines() or ["herd7 printed no states"])[0])
+        return {"error": msg[:300]}
+    count = int(lines[k].split()[1])
+    states = []
+    for ln in lines[k + 1: k + 1 + count]:
+        kv = []
+        for part in ln.split(";"):
+            part = part.strip()
+            if not part or "=" not in part:
+                continue
+            key, val = part.split("=", 1)
+            kv.append((key.strip(), _norm_val(val.strip())))
+        states.append(frozenset(kv))
+    flags = [ln.split()[1] for ln in lines if ln.startswith("Flag ")]
+    res = {"states": states, "flags": flags}
+    unroll = [w for w in warnings if "unroll" in w.lower()]
+    if unroll:
+        res["unrolled"] = unroll[0][:300]
+    return res
+
+
+def _norm_val(v):
+    # herd writes an address as x or &x, a number in decimal (or 0x...)
+    v = v.lstrip("&")
+    try:
+        return str(int(v, 0))
+    except ValueError:
+        return v

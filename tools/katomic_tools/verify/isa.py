@@ -1,0 +1,381 @@
+"""One translator per instruction set: objdump's spelling of an instruction
+into herd7's, and the few facts the generic pass (translate.py) asks of each:
+what branches and where, what calls, what is a stack access, what writes
+memory.  What herd7's model of the architecture does not know is left for
+herd7 to refuse (the test is then "not judged" with herd7's message): the
+translator never invents a meaning for an instruction."""
+import re
+
+
+class NotTaken(Exception):
+    """The code cannot be judged: the reason, one line."""
+
+
+def _dec(m):
+    v = int(m.group(2), 16)
+    return m.group(1) + str(v)
+
+
+class Isa:
+    name = ""
+    herd_arch = ""             # the litmus file's first word
+    arg_regs = ()              # where the arguments arrive, in order
+    spare = ()                 # registers the translator may take (stack slots, the marker)
+
+    def reg_key(self, reg):
+        """A register as a final condition names it."""
+        return reg
+
+    def widen(self, mnem):
+        return None
+
+    def comment_strip(self, s):
+        return s
+
+
+# ---------------------------------------------------------------- AArch64
+class AArch64(Isa):
+    name = "aarch64"
+    herd_arch = "AArch64"
+    arg_regs = tuple("x%d" % i for i in range(8))
+    spare = tuple("x%d" % i for i in range(28, -1, -1))
+    _COND_BRANCH = re.compile(r"^(b\.[a-z]+|cbz|cbnz|tbz|tbnz)$")
+
+    def reg_key(self, reg):
+        return "X" + reg[1:] if reg[0] in "xw" else reg.upper()
+
+    def branch(self, i):
+        """(target, conditional) or None."""
+        if i.mnem == "b":
+            return int(i.ops[-1], 16), False
+        if self._COND_BRANCH.match(i.mnem):
+            return int(i.ops[-1], 16), True
+        return None
+
+    def is_ret(self, i):
+        return i.mnem == "ret"
+
+    def is_call(self, i):
+        return i.mnem in ("bl", "blr")
+
+    def writes(self, i):
+        m = i.mnem
+        if m.startswith(("stxr", "stlxr", "stxp", "stlxp")):
+            return "exclusive"
+        if m.startswith(("st", "swp", "cas", "ld" + "add", "ldclr", "ldset", "ldeor", "ldsmax", "ldumax")) \
+                and not m.startswith(("ldar", "ldapr")):
+            return "plain" if not m.startswith(("swp", "cas", "ldadd", "ldclr", "ldset", "ldeor")) else "rmw"
+        return None
+
+    def stack(self, i, slots):
+        """herd lines for an instruction that touches the stack (sp or x29), None if it does not."""
+        ops = i.ops
+        text = " ".join(ops)
+        if "sp" not in re.findall(r"[a-z0-9]+", text) and "x29" not in text.split(", ")[1:] \
+                and not re.search(r"\[x29", text):
+            return None
+        m = i.mnem
+        if m in ("mov",) and ops[1] == "sp":
+            return []                   # frame pointer: x29 = sp
+        if m in ("add", "sub") and ops[0] == "sp":
+            return []                   # the frame's size
+        mem = re.match(r"^\[(sp|x29)(?:, #(-?\d+))?\](!?)$", ops[-1]) if m in ("str", "ldr", "stp", "ldp", "strb", "ldrb", "strh", "ldrh", "stur", "ldur") else None
+        post = None
+        if m in ("stp", "ldp", "str", "ldr") and len(ops) >= 2 and re.match(r"^\[(sp|x29)\]$", ops[-2] if len(ops) > 2 else "") :
+            post = ops[-2]
+        if mem is None and post is not None:
+            mem = re.match(r"^\[(sp|x29)\]$", post)
+            regs = ops[:-2]
+            off = 0
+        elif mem is not None:
+            regs = ops[:-1]
+            off = int(mem.group(2) or 0)
+        else:
+            raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
+        out = []
+        size = 8 if regs[0].startswith("x") else 4
+        for k, r in enumerate(regs):
+            if r in ("x29", "x30"):
+                continue                # the frame record: never a value of the test's
+            slot = slots.get(off + k * size)
+            sreg = ("w" if r.startswith("w") else "x") + slot[1:]
+            if m.startswith("st"):
+                out.append(self._mov(sreg, r))
+            else:
+                out.append(self._mov(r, sreg))
+        return out
+
+    def _mov(self, dst, src):
+        if src in ("xzr", "wzr"):
+            return "MOV %s,#0" % self.render_reg(dst)
+        return "MOV %s,%s" % (self.render_reg(dst), self.render_reg(src))
+
+    def render_reg(self, r):
+        return re.sub(r"\b([wx])(\d+|zr)\b", lambda m: m.group(1).upper() + m.group(2).upper(), r)
+
+    # byte and halfword forms of the memory instructions: their 32-bit form is the same mnemonic without b/h
+    _SUBWORD = re.compile(r"^(ldrb|ldrh|strb|strh|ldarb|ldarh|stlrb|stlrh|ldxrb|ldxrh|ldaxrb|ldaxrh|stxrb|stxrh|"
+                          r"stlxrb|stlxrh|cas[al]*[bh]|swp[al]*[bh]|ld(add|clr|set|eor)[al]*[bh]|"
+                          r"st(add|clr|set|eor)l?[bh])$")
+
+    def widen(self, mnem):
+        """The 32-bit form of a byte or halfword memory instruction, or None."""
+        if mnem in ("ldrsb", "ldrsh"):
+            return None
+        return mnem[:-1] if self._SUBWORD.match(mnem) else None
+
+    def render(self, i, label, widen=False):
+        """herd's text for the instruction; label(addr) names a branch target."""
+        if i.mnem == "clrex":
+            return []                   # clears the local monitor only: no access, no order
+        br = self.branch(i)
+        ops = list(i.ops)
+        mnem = i.mnem
+        if widen and self.widen(mnem):
+            mnem = self.widen(mnem)
+        if br:
+            ops[-1] = label(br[0])
+        text = mnem.upper() + (" " + ",".join(ops) if ops else "")
+        text = self.render_reg(text)
+        text = re.sub(r"(#-?)0x([0-9a-f]+)", _dec, text)
+        return [text]
+
+    def mov_imm(self, reg, v):
+        return "MOV %s,#%d" % (self.render_reg(reg), v)
+
+
+# ---------------------------------------------------------------- RISC-V
+class RiscV(Isa):
+    name = "riscv64"
+    herd_arch = "RISCV"
+    arg_regs = tuple("a%d" % i for i in range(8))
+    spare = ("s11", "s10", "s9", "s8", "s7", "s6", "s5", "s4", "s3", "s2", "s1", "a7", "a6", "a5", "a4",
+             "a3", "a2", "a1", "a0", "t6", "t5", "t4", "t3", "t2", "t1", "t0")
+    _BR2 = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
+    _BR1 = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge"}
+
+    def branch(self, i):
+        if i.mnem in ("j",):
+            return int(i.ops[-1], 16), False
+        if i.mnem in self._BR2 or i.mnem in self._BR1 or i.mnem in ("blez", "bgtz"):
+            return int(i.ops[-1], 16), True
+        return None
+
+    def is_ret(self, i):
+        return i.mnem == "ret" or (i.mnem == "jr" and i.ops == ["ra"])
+
+    def is_call(self, i):
+        return i.mnem in ("call", "jal", "jalr", "tail") or (i.mnem == "auipc" and i.symbol is not None and i.ops[0] in ("ra", "t1"))
+
+    def writes(self, i):
+        m = i.mnem
+        if m.startswith("sc."):
+            return "exclusive"
+        if m.startswith("amo"):
+            return "rmw"
+        if m in ("sb", "sh", "sw", "sd"):
+            return "plain"
+        return None
+
+    def stack(self, i, slots):
+        text = ",".join(i.ops)
+        if not re.search(r"\bsp\b|\(s0\)", text):
+            return None
+        m = i.mnem
+        if m == "addi" and i.ops[0] in ("sp", "s0"):
+            return []
+        mem = re.match(r"^(-?\d+)\((sp|s0)\)$", i.ops[-1]) if m in ("sd", "sw", "ld", "lw", "lwu", "sb", "lb", "lbu", "sh", "lh", "lhu") else None
+        if not mem:
+            raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
+        slot = slots.get(int(mem.group(1)))
+        if m.startswith("s"):
+            return ["mv %s,%s" % (slot, i.ops[0])]
+        return ["mv %s,%s" % (i.ops[0], slot)]
+
+    def render(self, i, label, widen=False):
+        m, ops = i.mnem, list(i.ops)
+        br = self.branch(i)
+        if br:
+            ops[-1] = label(br[0])
+            if m in self._BR1:
+                m, ops = self._BR1[m], [ops[0], "zero", ops[1]]
+            elif m == "blez":
+                m, ops = "bge", ["zero", ops[0], ops[1]]
+            elif m == "bgtz":
+                m, ops = "blt", ["zero", ops[0], ops[1]]
+        # objdump's ".aqrl" is herd's ".aq.rl"
+        m = m.replace(".aqrl", ".aq.rl")
+        text = m + (" " + ",".join(ops) if ops else "")
+        text = re.sub(r"(^|[ ,(-])0x([0-9a-f]+)", _dec, text)
+        return [text]
+
+    def mov_imm(self, reg, v):
+        return "li %s,%d" % (reg, v)
+
+
+# ---------------------------------------------------------------- POWER (ppc64le)
+class Power(Isa):
+    name = "ppc64le"
+    herd_arch = "PPC"
+    arg_regs = tuple("r%d" % i for i in range(3, 11))
+    spare = tuple("r%d" % i for i in range(31, 13, -1)) + tuple("r%d" % i for i in range(12, 2, -1))
+
+    def branch(self, i):
+        m = i.mnem.rstrip("+-")
+        if m == "b":
+            return int(i.ops[-1], 16), False
+        if m in ("beq", "bne", "blt", "bgt", "ble", "bge"):
+            return int(i.ops[-1], 16), True
+        return None
+
+    def is_ret(self, i):
+        return i.mnem == "blr"
+
+    def is_call(self, i):
+        return i.mnem in ("bl", "bctrl")
+
+    def writes(self, i):
+        m = i.mnem
+        if m.endswith("cx."):
+            return "exclusive"
+        if m.startswith("st"):
+            return "plain"
+        return None
+
+    def stack(self, i, slots):
+        m, ops = i.mnem, i.ops
+        if m in ("mflr", "mtlr"):
+            return []                   # the link register's save: no call is left to return from
+        if (m in ("addis", "addi") and len(ops) == 3 and ops[0] == "r2" and ops[1] in ("r12", "r2")):
+            return []                   # the TOC pointer (a global entry): nothing of the test's
+        text = ",".join(ops)
+        if not re.search(r"\(r1\)|\br1\b", text):
+            return None
+        if m in ("stdu", "stwu") and ops[0] == "r1":
+            return []
+        if m == "addi" and ops[0] == "r1":
+            return []
+        mem = re.match(r"^(-?\d+)\(r1\)$", ops[-1]) if m in ("std", "stw", "ld", "lwz", "lwa", "stb", "lbz", "sth", "lhz") else None
+        if not mem:
+            raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
+        slot = slots.get(int(mem.group(1)))
+        if m.startswith("st"):
+            return ["mr %s,%s" % (slot, ops[0])]
+        return ["mr %s,%s" % (ops[0], slot)]
+
+    def render(self, i, label, widen=False):
+        m, ops = i.mnem.rstrip("+-"), list(i.ops)
+        br = self.branch(i)
+        if br:
+            ops = [o for o in ops[:-1] if o != "cr0"] + [label(br[0])]
+        if m in ("nop",) or (m == "ori" and ops == ["r2", "r2", "0"]):
+            return []
+        if m in ("lwarx", "ldarx", "lharx", "lbarx", "stwcx.", "stdcx.", "sthcx.", "stbcx.", "lwzx", "stwx") and ops[1] == "0":
+            ops[1] = "r0"               # RA=0 is the number 0: herd reads r0 there as 0 (read_reg_or_zero)
+        if len(ops) == 4 and m in ("lwarx", "ldarx") and ops[3] in ("0", "1"):
+            ops = ops[:3]               # the EH hint
+        text = m + (" " + ",".join(ops) if ops else "")
+        text = re.sub(r"(^|[ ,(-])0x([0-9a-f]+)", _dec, text)
+        return [text]
+
+    def mov_imm(self, reg, v):
+        return "li %s,%d" % (reg, v)
+
+
+# ---------------------------------------------------------------- x86-64
+class X86_64(Isa):
+    name = "x86_64"
+    herd_arch = "X86_64"
+    arg_regs = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+    spare = ("r15", "r14", "r13", "r12", "rbx", "rbp", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi", "rdi")
+    _JCC = ("je", "jne", "jle", "jl", "jg", "jge", "js", "jns", "jz", "jnz")
+    _JREN = {"jz": "je", "jnz": "jne", "jl": "jlt", "jg": "jgt"}
+
+    def reg_key(self, reg):
+        return reg
+
+    def branch(self, i):
+        if i.mnem == "jmp":
+            return int(i.ops[-1], 16), False
+        if i.mnem in self._JCC:
+            return int(i.ops[-1], 16), True
+        return None
+
+    def is_ret(self, i):
+        return i.mnem in ("ret", "retq")
+
+    def is_call(self, i):
+        return i.mnem in ("call", "callq")
+
+    def writes(self, i):
+        m = i.mnem
+        if m.startswith("lock "):
+            return "rmw"
+        if m.startswith("xchg"):
+            return "rmw"
+        if i.ops and i.ops[-1].startswith(("(", "-", "0x")) and "(" in i.ops[-1] and not m.startswith("cmp"):
+            return "plain"
+        return None
+
+    def stack(self, i, slots):
+        m, ops = i.mnem, i.ops
+        text = ",".join(ops)
+        if m.startswith(("push", "pop")):
+            slot = slots.get(("push", ops[0]))
+            if m.startswith("push"):
+                return ["movq %s,%s" % (ops[0], "%" + slot)]
+            return ["movq %s,%s" % ("%" + slot, ops[0])]
+        if "%rsp" not in text and "%rbp" not in text:
+            return None
+        if m in ("sub", "add") and ops[-1] == "%rsp":
+            return []
+        if m.startswith("lock ") and re.search(r"\(%rsp\)", text):
+            return ["mfence"]           # a locked RMW of the thread's own stack: a full barrier and nothing else
+        mem = None
+        for k, o in enumerate(ops):
+            mm = re.match(r"^(-?0x[0-9a-f]+|-?\d+)?\(%rsp\)$", o)
+            if mm:
+                mem = (k, int(mm.group(1) or "0", 0))
+        if mem is None or not m.startswith("mov"):
+            raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
+        k, off = mem
+        slot = slots.get(off)
+        other = ops[1 - k]
+        width = {"l": "d", "b": "b", "w": "w"}
+        suffix = ""
+        if other.startswith("%e") or re.match(r"%r\d+d$", other):
+            suffix = "d"
+        sreg = "%" + self._sized(slot, suffix)
+        if k == 1:
+            return ["mov %s,%s" % (other, sreg)]
+        return ["mov %s,%s" % (sreg, other)]
+
+    @staticmethod
+    def _sized(reg, suffix):
+        if not suffix:
+            return reg
+        legacy = {"rbx": "ebx", "rbp": "ebp"}
+        return legacy.get(reg, reg + suffix)
+
+    def render(self, i, label, widen=False):
+        m, ops = i.mnem, list(i.ops)
+        br = self.branch(i)
+        if br:
+            ops[-1] = label(br[0])
+            m = self._JREN.get(m, m)
+        if m in ("nop", "nopl", "nopw", "endbr64", "cs nopw", "data16 cs", "xchg %ax,%ax") or m.startswith(("nop", "data16", "cs ")):
+            return []
+        if m == "test" and len(ops) == 2 and ops[0] == ops[1]:
+            m, ops = "cmp", ["$0", ops[1]]   # test r,r sets ZF and SF as cmp $0,r does
+        text = m + (" " + ",".join(ops) if ops else "")
+        if m.startswith("lock "):
+            text = "lock; " + text[5:]
+        text = re.sub(r"(\$-?)0x([0-9a-f]+)", _dec, text)
+        text = re.sub(r"(^|[ ,])(-?)0x([0-9a-f]+)\(", lambda mm: mm.group(1) + mm.group(2) + str(int(mm.group(3), 16)) + "(", text)
+        return [text]
+
+    def mov_imm(self, reg, v):
+        return "movq $%d,%%%s" % (v, reg)
+
+
+ISAS = {"aarch64": AArch64(), "riscv64": RiscV(), "ppc64le": Power(), "x86_64": X86_64()}

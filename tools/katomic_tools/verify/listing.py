@@ -1,0 +1,90 @@
+"""The compiled threads as instructions: objdump -dr's text of one object
+(functions P0, P1, ...) read into Insn records, with the symbol each call
+names (from its relocation) and each branch's target address."""
+import re
+from dataclasses import dataclass, field
+
+_FUNC = re.compile(r"^([0-9a-f]+) <(P\d+)>:$")
+_INSN = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
+_PREFIXES = ("lock", "rep", "repz", "repnz", "data16", "notrack", "bnd", "cs")
+_RELOC = re.compile(r"^\s*([0-9a-f]+): (R_\S+)\s+(\S+)")
+
+
+@dataclass
+class Insn:
+    addr: int
+    mnem: str                 # lower case, e.g. "ldaddal", "b.ne", "lock"
+    ops: list                 # operand strings, as objdump wrote them
+    text: str                 # the whole instruction as objdump wrote it
+    symbol: str = None        # a relocation on it: the symbol it names (calls)
+    notes: list = field(default_factory=list)
+
+
+def split_operands(s):
+    """Split at the commas that are not inside brackets or parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _strip_comment(text):
+    # objdump's comments: "// #1" (aarch64), "# 8c4 <P1+0x40>" (x86, riscv), "<sym>" targets
+    for mark in ("//", " # ", "\t#"):
+        i = text.find(mark)
+        if i >= 0:
+            text = text[:i]
+    return text.strip()
+
+
+def parse(text):
+    """{function name: [Insn]} for the P<n> functions of objdump -dr output."""
+    funcs, cur = {}, None
+    for line in text.splitlines():
+        m = _FUNC.match(line)
+        if m:
+            cur = funcs.setdefault(m.group(2), [])
+            continue
+        if not line.strip():
+            cur = None
+            continue
+        if cur is None:
+            continue
+        r = _RELOC.match(line)
+        if r and cur:
+            cur[-1].symbol = r.group(3).split("+")[0].split("-")[0]
+            continue
+        m = _INSN.match(line)
+        if not m:
+            continue
+        body = m.group(2).strip()
+        if not body or body.startswith(".") or body == "...":
+            continue                    # data in the text (ppc's traceback words)
+        raw = body
+        body = _strip_comment(body.replace("\t", " "))
+        target = None
+        t = re.search(r"\s([0-9a-f]+) <[^>]*>\s*$", body)
+        if t:
+            target = t.group(1)
+            body = body[: t.start()] + " " + "0x" + target
+        parts = body.split(None, 1)
+        mnem = parts[0].lower()
+        rest = parts[1] if len(parts) > 1 else ""
+        if mnem in _PREFIXES and rest:
+            # x86 prefixes: "lock xadd %eax,(%rdi)" -> mnem "lock xadd"
+            inner = rest.split(None, 1)
+            mnem = mnem + " " + inner[0].lower()
+            rest = inner[1] if len(inner) > 1 else ""
+        ops = split_operands(rest)
+        cur.append(Insn(int(m.group(1), 16), mnem, ops, raw))
+    return funcs

@@ -1,0 +1,210 @@
+"""A compiled litmus test as a herd7 litmus test of its architecture.
+
+Per thread (a function P<n> of the compiled unit):
+- its arguments arrive in the ABI's argument registers: the init block sets
+  them to the shared variables' addresses;
+- its observed registers leave it in machine registers of the verifier's
+  choosing (verify.c, KV_REG), which the final condition reads;
+- `ret` ends the thread (herd7's -variant telechat);
+- the stack is the thread's own: each stack slot becomes a spare register
+  and each spill or reload a register move (isa.Isa.stack);
+- a loop is assumed to leave after its first pass when no pass writes
+  memory but through a failed store-exclusive (a retry loop or a spin): its
+  back edge jumps to the thread's FAIL exit, which sets a marker register,
+  and a filter drops every execution that took it.  A pass that fails writes
+  nothing, so what the other executions reach is all that the loop can reach.
+  A loop that writes memory keeps its back edge and herd7 unrolls it; an
+  "unrolling limit exceeded" warning then makes the test "not judged";
+- a call to a lock's slow path is the fast path failing: it jumps to FAIL
+  too ("the fast path retried"); any other call makes the test not judged.
+"""
+import re
+
+from .isa import NotTaken
+
+SLOWPATHS = re.compile(r"^(__ka_spin_lock_slowpath|__ka_spin_.*slow.*|queued_spin_lock_slowpath)$")
+
+
+class Slots:
+    """Stack slots as spare registers, in the order they are first met."""
+
+    def __init__(self, isa, used):
+        self.free = [r for r in isa.spare if r not in used]
+        self.map = {}
+
+    def take(self):
+        if not self.free:
+            raise NotTaken("more stack slots than spare registers")
+        return self.free.pop(0)
+
+    def get(self, key):
+        if key not in self.map:
+            self.map[key] = self.take()
+        return self.map[key]
+
+
+def _used_regs(insns):
+    words = set()
+    for i in insns:
+        for o in i.ops:
+            words.update(re.findall(r"[a-z][a-z0-9]*", o.lower()))
+    out = set(words)
+    # aarch64: w9 and x9 are one register
+    for w in words:
+        if re.match(r"^[wx]\d+$", w):
+            out.add("x" + w[1:])
+    return out
+
+
+def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
+    """herd lines of one thread, and whether it has a FAIL exit (its marker register).
+    reserved: registers the spare ones must not be (arguments, observed registers)."""
+    used = _used_regs(insns) | set(reserved)
+    slots = Slots(isa, used)
+    marker = slots.take()
+    addrs = {i.addr for i in insns}
+    lines_of = []                        # (addr, [herd lines])
+    targets = set()
+    fail = False
+    kinds = {}
+    fail_label = "Lfail%d" % tid
+    for i in insns:
+        if isa.is_call(i):
+            sym = i.symbol or "?"
+            if SLOWPATHS.match(sym):
+                kinds[i.addr] = "slowpath"
+                notes.add("lock fast path judged: the slow path call is the fast path failing (retried)")
+                fail = True
+                continue
+            raise NotTaken("an out-of-line call: %s" % sym)
+        br = isa.branch(i)
+        if br:
+            target, _ = br
+            if target not in addrs:
+                raise NotTaken("a branch out of the function: %s" % i.text)
+            if target <= i.addr:
+                body = [j for j in insns if target <= j.addr <= i.addr]
+                if any(isa.writes(j) == "plain" and isa.stack(j, Slots(isa, set())) is None for j in body
+                       if not isa.is_call(j)):
+                    notes.add("a loop that stores: unrolled by herd7")
+                    targets.add(target)
+                else:
+                    kinds[i.addr] = "backedge"
+                    notes.add("retry loops: the first pass assumed (failed passes write nothing)")
+                    fail = True
+            else:
+                targets.add(target)
+    for i in insns:
+        kind = kinds.get(i.addr)
+        if kind == "slowpath":
+            lines_of.append((i.addr, isa.render(_jump(isa, i), lambda a: fail_label)))
+            continue
+        if kind == "backedge":
+            lines_of.append((i.addr, isa.render(i, lambda a: fail_label)))
+            continue
+        if isa.is_ret(i):
+            lines_of.append((i.addr, [_ret(isa)]))
+            continue
+        st = isa.stack(i, slots)
+        if st is not None:
+            lines_of.append((i.addr, st))
+            continue
+        if widen and isa.widen(i.mnem):
+            notes.add("sub-word accesses widened to 32 bits (herd7's %s model takes one size per location)"
+                      % isa.herd_arch)
+        lines_of.append((i.addr, isa.render(i, lambda a: "L%d_%x" % (tid, a), widen)))
+    out = []
+    for addr, lines in lines_of:
+        if addr in targets:
+            out.append("L%d_%x:" % (tid, addr))
+        out.extend(lines)
+    if not insns or not isa.is_ret(insns[-1]):
+        out.append(_ret(isa))
+    if fail:
+        out.append(fail_label + ":")
+        out.append(isa.mov_imm(marker, 1))
+        out.append(_ret(isa))
+    return out, (marker if fail else None)
+
+
+def _ret(isa):
+    return {"aarch64": "RET", "riscv64": "ret", "ppc64le": "blr", "x86_64": "ret"}[isa.name]
+
+
+class _J:
+    def __init__(self, addr):
+        self.addr, self.ops, self.mnem, self.text, self.symbol = addr, [], "", "", None
+
+
+def _jump(isa, i):
+    """An unconditional jump in place of instruction i (its target named by the caller)."""
+    j = _J(i.addr)
+    j.mnem = {"aarch64": "b", "riscv64": "j", "ppc64le": "b", "x86_64": "jmp"}[isa.name]
+    j.ops = ["0x%x" % i.addr]
+    return j
+
+
+def _subst_regs(text, regmap):
+    return re.sub(r"%(\d+):(\d+)%", lambda m: regmap[(int(m.group(1)), int(m.group(2)))], text)
+
+
+def litmus(isa, test, funcs, out_regs, widen=False):
+    """The herd7 test text of compiled test `test` (tests.json's record),
+    funcs: {"P0": [Insn]}, out_regs: {thread: [machine register per slot]}.
+    Returns (text, notes, keymap {herd state key: source key})."""
+    notes = set()
+    columns, markers = [], {}
+    for t in test["threads"]:
+        name = "P%d" % t["id"]
+        if name not in funcs:
+            raise NotTaken("thread %s not found in the object" % name)
+        reserved = set(isa.arg_regs[:len(t["args"])]) | set(out_regs.get(t["id"], []))
+        lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen)
+        columns.append(lines)
+        if marker:
+            markers[t["id"]] = marker
+    init = []
+    for v in test["vars"]:
+        val = v["init"]
+        init.append("%s=%s;" % (v["name"], val))
+    for t in test["threads"]:
+        if len(t["args"]) > len(isa.arg_regs):
+            raise NotTaken("more arguments than argument registers")
+        for k, var in enumerate(t["args"]):
+            init.append("%d:%s=%s;" % (t["id"], isa.reg_key(isa.arg_regs[k]), var))
+    regmap, keymap = {}, {}
+    for t in test["threads"]:
+        for k, reg in enumerate(out_regs.get(t["id"], [])):
+            key = "%d:%s" % (t["id"], isa.reg_key(reg))
+            regmap[(t["id"], k)] = key
+    for src, tok in test["observed"]:
+        keymap[_subst_regs(tok, regmap)] = src
+    width = max([len(line) for col in columns for line in col] + [8]) + 2
+    rows = max(len(c) for c in columns)
+    body = [" | ".join(("P%d" % t["id"]).ljust(width) for t in test["threads"]) + " ;"]
+    for r in range(rows):
+        body.append(" | ".join((" " + c[r] if r < len(c) else "").ljust(width) for c in columns) + " ;")
+    filt = []
+    if test.get("filter"):
+        filt.append(_subst_regs(test["filter"], regmap))
+    for tid, reg in sorted(markers.items()):
+        filt.append("%d:%s=0" % (tid, isa.reg_key(reg)))
+    text = ["%s %s" % (isa.herd_arch, _safe_name(test["name"])), "Variant=telechat",
+            "{ " + " ".join(init) + " }"]
+    text += body
+    locs = [_subst_regs(tok, regmap) for _, tok in test["observed"]]
+    if locs:
+        text.append("locations [%s]" % "; ".join(locs))
+    if filt:
+        text.append("filter (%s)" % " /\\ ".join(filt))
+    cond = _subst_regs(test["cond"], regmap) if test.get("cond") else "true"
+    text.append("%s %s" % (test["quant"], _paren(cond)))
+    return "\n".join(text) + "\n", sorted(notes), keymap
+
+
+def _paren(s):
+    return s if s.startswith("(") else "(%s)" % s
+
+
+def _safe_name(name):
+    return re.sub(r"[^A-Za-z0-9+_.-]", "_", name) or "T"

@@ -1,0 +1,203 @@
+"""The verifier's compile step: tests -> C units (katomic-litmus --emit-verify),
+a kv-head.h per target and mutation, compiled and disassembled, cached by
+the hash of everything the compiler reads."""
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from ..common import paths
+from . import isa as isas
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str       # what --target takes
+    isa: str        # isa.ISAS key, or "" when herd7 has no model for it
+    triple: str
+    gcc_flags: str
+    clang_flags: str
+    why_not: str = ""   # a target listed but not judged: the reason
+
+
+TARGETS = (
+    Target("aarch64-lse", "aarch64", "aarch64-linux-gnu", "-march=armv8.1-a", "-march=armv8.1-a"),
+    Target("aarch64-llsc", "aarch64", "aarch64-linux-gnu", "-march=armv8-a -mno-outline-atomics",
+           "-march=armv8-a -mno-outline-atomics"),
+    Target("riscv64", "riscv64", "riscv64-linux-gnu", "", ""),
+    Target("ppc64le", "ppc64le", "powerpc64le-linux-gnu", "", ""),
+    Target("x86_64", "x86_64", "x86_64-linux-gnu", "", ""),
+    Target("armv7", "", "arm-linux-gnueabihf", "", "", "herd7's ARM model is not translated to (yet)"),
+    Target("s390x", "", "s390x-linux-gnu", "", "", "herd7 has no s390x model"),
+)
+BY_NAME = {t.name: t for t in TARGETS}
+DEFAULT_TARGETS = ("aarch64-lse", "aarch64-llsc", "riscv64", "ppc64le", "x86_64")
+
+# Mutations: a deliberately weakened mapping, that the verifier must catch.
+# Defined after the layer's headers: their macros expand where the threads use them.
+MUTATIONS = {
+    "smp_mb=barrier": {"lib": "#undef ka_arch_smp_mb\n#define ka_arch_smp_mb() ka_barrier()",
+                       "kernel": "#undef __smp_mb\n#define __smp_mb() barrier()"},
+    "wmb=none": {"lib": "#undef ka_arch_smp_wmb\n#define ka_arch_smp_wmb() ka_barrier()",
+                 "kernel": "#undef __smp_wmb\n#define __smp_wmb() barrier()"},
+    # fully ordered RMWs as a plain SEQ_CST builtin, with no fence of the policy's around them
+    "full=seqcst": {"lib": "\n".join(
+        ["#undef __ka_%s_%s" % (k, w) for k in ("full", "cas_full") for w in ("pre", "order", "post")] +
+        ["#define __ka_%s_pre(size) ((void)0)\n#define __ka_%s_order(size) __ATOMIC_SEQ_CST\n"
+         "#define __ka_%s_post(size) ((void)0)" % (k, k, k) for k in ("full", "cas_full")])},
+}
+
+
+def _have(cmd):
+    return shutil.which(cmd) is not None
+
+
+def compiler(target, cc):
+    """(argv, label) for compiling for target with cc ("gcc" or "clang[-N]"), or (None, reason)."""
+    native = target.name == "x86_64"
+    if cc.startswith("gcc"):
+        argv0 = cc if native else target.triple + "-" + cc
+        if not _have(argv0):
+            return None, "%s not installed (apt-get install gcc-%s)" % (argv0, target.triple)
+        return [argv0] + target.gcc_flags.split(), cc
+    if cc.startswith("clang"):
+        if not _have(cc):
+            return None, "%s not installed" % cc
+        if not native and not os.path.isdir("/usr/%s/include" % target.triple):
+            return None, "no /usr/%s (apt-get install libc6-dev-*-cross)" % target.triple
+        argv = [cc] + ([] if native else ["--target=" + target.triple]) + target.clang_flags.split()
+        return argv, cc
+    return None, "compiler '%s' not understood (gcc or clang-N)" % cc
+
+
+def objdump_for(target):
+    for cand in (target.triple + "-objdump", "objdump" if target.name == "x86_64" else None,
+                 "llvm-objdump-19"):
+        if cand and _have(cand):
+            return cand
+    return None
+
+
+def head_text(target, layer, mutation, include_dir):
+    """kv-head.h: the layer's headers, the kernel's types, where observed registers go."""
+    isa = isas.ISAS[target.isa]
+    lines = ["/* katomic verify: kv-head.h for %s, layer %s, mutation %s */" % (target.name, layer, mutation or "none")]
+    lines += ["#include <stdint.h>", "#include <stddef.h>"]
+    if layer == "lib":
+        lines.append("#include <katomic/katomic.h>")
+    else:
+        lines.append('#include "kv-kernel.h"')
+    if mutation:
+        text = MUTATIONS[mutation].get(layer)
+        if text is None:
+            raise RuntimeError("mutation %s has no form for the %s layer" % (mutation, layer))
+        lines.append("/* mutation %s */" % mutation)
+        lines.append(text)
+    lines += [
+        "typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32;",
+        "typedef unsigned long long u64; typedef signed char s8; typedef short s16;",
+        "typedef int s32; typedef long long s64;",
+        "/* the kernel's RCU readers, where no grace period is called (tests that call one are not judged) */",
+        "#ifndef rcu_read_lock",
+        "#define rcu_read_lock() barrier()",
+        "#define rcu_read_unlock() barrier()",
+        "#endif",
+        "#define KV_THREAD __attribute__((__noinline__, __used__))",
+        "#define KV_REG(np, k) KV_REG_(np, k)",
+        "#define KV_REG_(np, k) KV_REG_##np##_##k",
+    ]
+    for np in range(9):
+        args = set(isa.arg_regs[:np])
+        outs = [r for r in out_regs_order(isa) if r not in args]
+        for k, r in enumerate(outs):
+            lines.append('#define KV_REG_%d_%d "%s"' % (np, k, r))
+    return "\n".join(lines) + "\n"
+
+
+def out_regs_order(isa):
+    """The registers an observed register may leave in: caller-saved, never an argument's first."""
+    return {
+        "aarch64": ["x9", "x10", "x11", "x12", "x13", "x14", "x15"],
+        "riscv64": ["t0", "t1", "t2", "t3", "t4", "t5", "t6"],
+        "ppc64le": ["r10", "r9", "r8", "r7", "r6", "r5", "r4", "r11", "r12"],
+        "x86_64": ["r11", "r10", "rax", "r9", "r8", "rcx", "rdx", "rsi"],
+    }[isa.name]
+
+
+def out_regs(isa, nargs, nobs):
+    args = set(isa.arg_regs[:nargs])
+    return [r for r in out_regs_order(isa) if r not in args][:nobs]
+
+
+def emit(files, out_dir, litmus_bin):
+    """katomic-litmus --emit-verify: C units and tests.json for the given files."""
+    os.makedirs(out_dir, exist_ok=True)
+    p = subprocess.run([litmus_bin, "--emit-verify", out_dir, "-r"] + list(files), capture_output=True, text=True)
+    if p.returncode not in (0, 2):
+        raise RuntimeError("katomic-litmus --emit-verify failed: %s" % (p.stderr.strip() or p.stdout.strip()))
+    return os.path.join(out_dir, "tests.json"), p.stderr
+
+
+class Compiler:
+    def __init__(self, cache, include_dir, extra_includes=()):
+        self.cache = os.path.join(cache, "obj")
+        os.makedirs(self.cache, exist_ok=True)
+        self.include_dir = include_dir
+        self.extra = list(extra_includes)
+        self.hits = self.runs = 0
+        self._ver = {}
+        self._hdr = None
+
+    def _headers_hash(self):
+        if self._hdr is None:
+            h = hashlib.sha256()
+            for base in [self.include_dir] + self.extra:
+                for root, _, names in sorted(os.walk(base)):
+                    for n in sorted(names):
+                        if n.endswith(".h"):
+                            with open(os.path.join(root, n), "rb") as f:
+                                h.update(n.encode() + f.read())
+            self._hdr = h.hexdigest()
+        return self._hdr
+
+    def version(self, argv0):
+        if argv0 not in self._ver:
+            self._ver[argv0] = subprocess.run([argv0, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+        return self._ver[argv0]
+
+    def disassemble(self, argv, objdump, unit_text, head, workdir):
+        """objdump -dr text of the unit compiled with argv at -O2, or raises RuntimeError(message)."""
+        key = hashlib.sha256("\0".join([self.version(argv[0])] + argv + [objdump, unit_text, head,
+                                                                          self._headers_hash()]).encode()).hexdigest()
+        cpath = os.path.join(self.cache, key[:2], key + ".dis")
+        if os.path.isfile(cpath):
+            self.hits += 1
+            with open(cpath) as f:
+                return f.read()
+        self.runs += 1
+        os.makedirs(workdir, exist_ok=True)
+        src, obj = os.path.join(workdir, "unit.c"), os.path.join(workdir, "unit.o")
+        with open(os.path.join(workdir, "kv-head.h"), "w") as f:
+            f.write(head)
+        with open(src, "w") as f:
+            f.write(unit_text)
+        cmd = argv + ["-std=gnu11", "-O2", "-w", "-c", "-fno-stack-protector", "-fno-asynchronous-unwind-tables",
+                      "-I", workdir, "-I", self.include_dir] + sum([["-I", e] for e in self.extra], []) + [src, "-o", obj]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            msg = [ln for ln in p.stderr.splitlines() if "error" in ln] or p.stderr.splitlines() or ["failed"]
+            raise RuntimeError("does not compile: %s" % msg[0][:240])
+        d = subprocess.run([objdump, "-dr", "--no-show-raw-insn", obj], capture_output=True, text=True)
+        if d.returncode:
+            raise RuntimeError("%s failed: %s" % (objdump, d.stderr.strip()[:200]))
+        os.makedirs(os.path.dirname(cpath), exist_ok=True)
+        with open(cpath + ".tmp", "w") as f:
+            f.write(d.stdout)
+        os.replace(cpath + ".tmp", cpath)
+        return d.stdout
+
+
+def default_sources():
+    """The kernel's own litmus tests (from linux-source-6.12, extracted) and tests/litmus."""
+    return [os.path.join(paths.root(), "tests", "litmus")]
