@@ -166,7 +166,7 @@ def parse_output(out, err):
             if not part or "=" not in part:
                 continue
             key, val = part.split("=", 1)
-            kv.append((key.strip(), _norm_val(val.strip())))
+            kv.append((key.strip().strip("[]"), _norm_val(val.strip())))
         states.append(frozenset(kv))
     flags = [ln.split()[1] for ln in lines if ln.startswith("Flag ")]
     res = {"states": states, "flags": flags}

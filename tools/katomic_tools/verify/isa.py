@@ -154,6 +154,13 @@ class RiscV(Isa):
     _BR2 = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
     _BR1 = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge"}
 
+    _ABI = dict([("zero", 0), ("ra", 1), ("sp", 2), ("gp", 3), ("tp", 4), ("t0", 5), ("t1", 6), ("t2", 7),
+                 ("s0", 8), ("fp", 8), ("s1", 9)] + [("a%d" % k, 10 + k) for k in range(8)] +
+                [("s%d" % k, 16 + k) for k in range(2, 12)] + [("t%d" % k, 25 + k) for k in range(3, 7)])
+
+    def reg_key(self, reg):
+        return "x%d" % self._ABI[reg] if reg in self._ABI else reg
+
     def branch(self, i):
         if i.mnem in ("j",):
             return int(i.ops[-1], 16), False
@@ -182,15 +189,15 @@ class RiscV(Isa):
         if not re.search(r"\bsp\b|\(s0\)", text):
             return None
         m = i.mnem
-        if m == "addi" and i.ops[0] in ("sp", "s0"):
+        if m in ("addi", "add") and i.ops[0] in ("sp", "s0"):
             return []
         mem = re.match(r"^(-?\d+)\((sp|s0)\)$", i.ops[-1]) if m in ("sd", "sw", "ld", "lw", "lwu", "sb", "lb", "lbu", "sh", "lh", "lhu") else None
         if not mem:
             raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
-        slot = slots.get(int(mem.group(1)))
+        slot = self.reg_key(slots.get(int(mem.group(1))))
         if m.startswith("s"):
-            return ["mv %s,%s" % (slot, i.ops[0])]
-        return ["mv %s,%s" % (i.ops[0], slot)]
+            return ["mv %s,%s" % (slot, self.reg_key(i.ops[0]))]
+        return ["mv %s,%s" % (self.reg_key(i.ops[0]), slot)]
 
     def render(self, i, label, widen=False):
         m, ops = i.mnem, list(i.ops)
@@ -203,14 +210,16 @@ class RiscV(Isa):
                 m, ops = "bge", ["zero", ops[0], ops[1]]
             elif m == "bgtz":
                 m, ops = "blt", ["zero", ops[0], ops[1]]
-        # objdump's ".aqrl" is herd's ".aq.rl"
+        # objdump's ".aqrl" is herd's ".aq.rl"; registers by number (herd7 knows few ABI names)
         m = m.replace(".aqrl", ".aq.rl")
+        ops = [re.sub(r"\b[a-z]+\d*\b", lambda mm: self.reg_key(mm.group(0)) if mm.group(0) in self._ABI
+                      and mm.group(0) != "zero" else mm.group(0), o) for o in ops]
         text = m + (" " + ",".join(ops) if ops else "")
         text = re.sub(r"(^|[ ,(-])0x([0-9a-f]+)", _dec, text)
         return [text]
 
     def mov_imm(self, reg, v):
-        return "li %s,%d" % (reg, v)
+        return "li %s,%d" % (self.reg_key(reg), v)
 
 
 # ---------------------------------------------------------------- POWER (ppc64le)
@@ -219,6 +228,12 @@ class Power(Isa):
     herd_arch = "PPC"
     arg_regs = tuple("r%d" % i for i in range(3, 11))
     spare = tuple("r%d" % i for i in range(31, 13, -1)) + tuple("r%d" % i for i in range(12, 2, -1))
+
+    _WIDE = {"lharx": "lwarx", "lbarx": "lwarx", "sthcx.": "stwcx.", "stbcx.": "stwcx.", "lbz": "lwz", "lhz": "lwz",
+             "stb": "stw", "sth": "stw"}
+
+    def widen(self, mnem):
+        return self._WIDE.get(mnem)
 
     def branch(self, i):
         m = i.mnem.rstrip("+-")
@@ -265,6 +280,8 @@ class Power(Isa):
 
     def render(self, i, label, widen=False):
         m, ops = i.mnem.rstrip("+-"), list(i.ops)
+        if widen and self.widen(m):
+            m = self.widen(m)
         br = self.branch(i)
         if br:
             ops = [o for o in ops[:-1] if o != "cr0"] + [label(br[0])]
@@ -293,6 +310,18 @@ class X86_64(Isa):
 
     def reg_key(self, reg):
         return reg
+
+    _R32 = {"al": "eax", "ax": "eax", "bl": "ebx", "bx": "ebx", "cl": "ecx", "cx": "ecx", "dl": "edx", "dx": "edx",
+            "sil": "esi", "si": "esi", "dil": "edi", "di": "edi", "bpl": "ebp", "bp": "ebp"}
+    _R32.update({"r%d%s" % (n, s): "r%dd" % n for n in range(8, 16) for s in ("b", "w")})
+    _SUB = re.compile(r"^(lock )?(mov|add|xor|or|and|cmp|inc|dec|xchg|cmpxchg)[bw]$")
+
+    def widen(self, mnem):
+        m = self._SUB.match(mnem)
+        return (m.group(1) or "") + m.group(2) + "l" if m else None
+
+    def _widen_ops(self, ops):
+        return [re.sub(r"%([a-z0-9]+)\b", lambda mm: "%" + self._R32.get(mm.group(1), mm.group(1)), o) for o in ops]
 
     def branch(self, i):
         if i.mnem == "jmp":
@@ -325,7 +354,7 @@ class X86_64(Isa):
             if m.startswith("push"):
                 return ["movq %s,%s" % (ops[0], "%" + slot)]
             return ["movq %s,%s" % ("%" + slot, ops[0])]
-        if "%rsp" not in text and "%rbp" not in text:
+        if "%rsp" not in text:
             return None
         if m in ("sub", "add") and ops[-1] == "%rsp":
             return []
@@ -365,6 +394,11 @@ class X86_64(Isa):
             m = self._JREN.get(m, m)
         if m in ("nop", "nopl", "nopw", "endbr64", "cs nopw", "data16 cs", "xchg %ax,%ax") or m.startswith(("nop", "data16", "cs ")):
             return []
+        if widen and (self.widen(m) or any(re.search(r"%(" + "|".join(self._R32) + r")\b", o) for o in ops)):
+            m = self.widen(m) or m
+            ops = self._widen_ops(ops)
+        if m.endswith("cmpxchg") or m.endswith("cmpxchgl") or m.endswith("cmpxchgq"):
+            ops = ops[::-1]             # herd7 writes cmpxchg mem,reg
         if m == "test" and len(ops) == 2 and ops[0] == ops[1]:
             m, ops = "cmp", ["$0", ops[1]]   # test r,r sets ZF and SF as cmp $0,r does
         text = m + (" " + ",".join(ops) if ops else "")

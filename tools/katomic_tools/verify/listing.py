@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 
 _FUNC = re.compile(r"^([0-9a-f]+) <(P\d+)>:$")
+_LOCAL = re.compile(r"^([0-9a-f]+) <(\.L[^>]*)>:$")     # riscv keeps local labels as symbols
 _INSN = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
 _PREFIXES = ("lock", "rep", "repz", "repnz", "data16", "notrack", "bnd", "cs")
 _RELOC = re.compile(r"^\s*([0-9a-f]+): (R_\S+)\s+(\S+)")
@@ -49,11 +50,17 @@ def _strip_comment(text):
 
 def parse(text):
     """{function name: [Insn]} for the P<n> functions of objdump -dr output."""
-    funcs, cur = {}, None
+    funcs, cur, last = {}, None, None
     for line in text.splitlines():
         m = _FUNC.match(line)
         if m:
-            cur = funcs.setdefault(m.group(2), [])
+            cur = last = funcs.setdefault(m.group(2), [])
+            continue
+        if _LOCAL.match(line):
+            cur = last                  # the same function goes on
+            continue
+        if re.match(r"^[0-9a-f]+ <", line):
+            cur = last = None           # another function
             continue
         if not line.strip():
             cur = None
@@ -61,7 +68,7 @@ def parse(text):
         if cur is None:
             continue
         r = _RELOC.match(line)
-        if r and cur:
+        if r and cur and "RELAX" not in r.group(2) and cur[-1].symbol is None:
             cur[-1].symbol = r.group(3).split("+")[0].split("-")[0]
             continue
         m = _INSN.match(line)
@@ -73,10 +80,10 @@ def parse(text):
         raw = body
         body = _strip_comment(body.replace("\t", " "))
         target = None
-        t = re.search(r"\s([0-9a-f]+) <[^>]*>\s*$", body)
+        t = re.search(r"([\s,])([0-9a-f]+) <[^>]*>\s*$", body)
         if t:
-            target = t.group(1)
-            body = body[: t.start()] + " " + "0x" + target
+            target = t.group(2)
+            body = body[: t.start()] + t.group(1) + "0x" + target
         parts = body.split(None, 1)
         mnem = parts[0].lower()
         rest = parts[1] if len(parts) > 1 else ""
