@@ -7,6 +7,7 @@
 #   katomic report  [--quick|--full] [--out DIR] [--from DIR]  all of it, as one page
 #   katomic uplocks [--list] [--dry-run] PROG...   record PROG's lock prefixes (<katomic/up.h>)
 #   katomic kernel  [--quick|--full] [--patch] [--src DIR] ...  the Linux kernel on C11 atomics
+#   katomic verify  [--target T,...] [--cc C,...] [--mutate M] [FILE_OR_DIR...]  compiled code vs LKMM (herd7)
 set -u
 
 # Where the instruments are (ROOT: tools/, bench/, tests/litmus/, include/,
@@ -32,7 +33,7 @@ fi
 export KATOMIC_ROOT=$root KATOMIC_BUILD=$build KATOMIC_INCLUDE=${KATOMIC_INCLUDE:-$root/include}
 
 usage() {
-	sed -n '2,10s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,11s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -42,7 +43,7 @@ case $cmd in
 litmus)
 	[ -x "$build/katomic-litmus" ] || make -s -C "$root" BUILD="$build" litmus >&2 || exit 1
 	exec "$build/katomic-litmus" "$@" ;;
-codegen|bench|report|kernel)
+codegen|bench|report|kernel|verify)
 	impl=$root/tools/$cmd/$cmd.sh
 	if [ ! -f "$impl" ]; then
 		echo "katomic: '$cmd' is not built yet in this version" >&2
@@ -55,6 +56,6 @@ uplocks)
 -h|--help|help)
 	usage ;;
 *)
-	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks, kernel)" >&2
+	echo "katomic: unknown command '$cmd' (litmus, codegen, bench, report, uplocks, kernel, verify)" >&2
 	exit 2 ;;
 esac

@@ -20,6 +20,7 @@ import time
 from ..common import documents, paths
 from . import herd as herdmod
 from . import isa as isas
+from . import known as knownmod
 from . import listing, translate, units
 
 LINUX_TARS = ("/usr/src/linux-source-6.12.tar.xz", "/usr/src/linux-source-6.1.tar.xz")
@@ -27,6 +28,9 @@ LINUX_TARS = ("/usr/src/linux-source-6.12.tar.xz", "/usr/src/linux-source-6.1.ta
 RCU_CALLS = re.compile(r"\b(synchronize_rcu|synchronize_rcu_expedited|synchronize_srcu|synchronize_srcu_expedited|"
                        r"srcu_read_lock|srcu_read_unlock|srcu_down_read|srcu_up_read|call_rcu)\b")
 DEP_HINT = re.compile(r"(addr|data|ctrl|deref|dep)", re.I)
+# A dependency through arithmetic that cancels (r0 - r0, r0 ^ r0, r0 & 0): C lets a compiler fold
+# it to a constant, so no C implementation keeps it (the kernel's rcu_dereference.rst forbids it).
+CANCELS = re.compile(r"\b([A-Za-z_]\w*)\s*(?:-|\^)\s*\1\b|&\s*0\b|\*\s*0\b")
 
 
 def main(argv=None):
@@ -77,7 +81,9 @@ def main(argv=None):
             print("katomic verify: unknown layer '%s' (lib, kernel, both)" % layer, file=sys.stderr)
             return 2
     backends = ["c11", "asm"] if a.backend == "both" else [a.backend]
-    sources = a.paths or [os.path.join(lkmm, "litmus-tests"), os.path.join(paths.root(), "tests", "litmus")]
+    ours = os.path.join(paths.root(), "tests", "litmus")
+    sources = a.paths or ([os.path.join(lkmm, "litmus-tests")] +
+                          sorted(os.path.join(ours, f) for f in os.listdir(ours) if f.endswith(".litmus")))
     for s in sources:
         if not os.path.exists(s):
             print("katomic verify: %s: no such file or folder" % s, file=sys.stderr)
@@ -92,6 +98,7 @@ def main(argv=None):
     for t in tests:
         t["_dir"] = work
     H = herdmod.Herd(herd7, libdir, lkmm, cache, unroll=a.unroll)
+    K = knownmod.Known(H)
     print("katomic verify: %d tests; herd7 %s (%s); LKMM %s; %s" % (
         len(tests), herdmod.version(herd7), herd7, lkmm, "mutation " + a.mutate if a.mutate else "no mutation"),
         file=out)
@@ -141,7 +148,7 @@ def main(argv=None):
         for k, t in enumerate(tests):
             if src[k].get("not_judged"):
                 continue
-            jobs[pool.submit(_compiled_verdict, H, comp, tg, argv, objdump, layer, be, a.mutate, t, src[k],
+            jobs[pool.submit(_compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, a.mutate, t, src[k],
                              os.path.join(work, "c%d-%d" % (ci, k)))] = (ci, k)
     per = {}
     for fu in concurrent.futures.as_completed(jobs):
@@ -215,7 +222,7 @@ def _source_verdict(H, t):
     return {"states": res["states"], "flags": res.get("flags", [])}
 
 
-def _compiled_verdict(H, comp, tg, argv, objdump, layer, be, mutation, t, s, workdir):
+def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, mutation, t, s, workdir):
     isa = isas.ISAS[tg.isa]
     rec = {"name": t["name"], "path": t["path"]}
     try:
@@ -265,11 +272,17 @@ def _compiled_verdict(H, comp, tg, argv, objdump, layer, be, mutation, t, s, wor
     stronger = sorted(_fmt(st) for st in set(srcstates) - cstates)
     rec.update(verdict="WEAKER" if weaker else "ok", weaker=weaker, stronger=stronger,
                states=len(cstates), lkmm_states=len(srcstates))
-    if DEP_HINT.search(t["name"]):
+    bodies = " ".join(th["body"] for th in t["threads"])
+    if DEP_HINT.search(t["name"]) or CANCELS.search(bodies):
         rec["dependency"] = "kept" if not weaker else "lost"
     if weaker:
         rec["herd_test"] = text
         rec["listing"] = _listing(funcs)
+        model = K.explains(isa.name, "\n".join(i.text for insns in funcs.values() for i in insns))
+        if model:
+            rec.update(verdict="not judged", reason=model)
+        elif CANCELS.search(bodies):
+            rec["cause"] = "a dependency through arithmetic that cancels: the compiler folds it (C keeps no such dependency)"
     return rec
 
 
@@ -283,7 +296,7 @@ def _fmt(st):
 
 def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
     cfgs = []
-    tot = {"weaker": 0, "stronger": 0, "judged": 0, "not_judged": 0, "error": 0}
+    tot = {"weaker": 0, "dependency_folded": 0, "stronger": 0, "judged": 0, "not_judged": 0, "error": 0}
     for ci, (tg, cc, argv, objdump, layer, be) in enumerate(configs):
         rows = []
         for k, t in enumerate(tests):
@@ -299,15 +312,18 @@ def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
                 key = _reason_class(r["reason"])
                 reasons[key] = reasons.get(key, 0) + 1
         c = {"target": tg.name, "cc": cc, "compiler": comp.version(argv[0]), "layer": layer, "backend": be,
-             "tests": rows, "judged": len(judged), "weaker": sum(r["verdict"] == "WEAKER" for r in rows),
+             "tests": rows, "judged": len(judged),
+             "weaker": sum(r["verdict"] == "WEAKER" and not r.get("cause") for r in rows),
+             "dependency_folded": sum(r["verdict"] == "WEAKER" and bool(r.get("cause")) for r in rows),
              "stronger": sum(1 for r in judged if r.get("stronger")),
              "not_judged": len(rows) - len(judged), "reasons": reasons}
         cfgs.append(c)
         tot["weaker"] += c["weaker"]
+        tot["dependency_folded"] += c["dependency_folded"]
         tot["judged"] += c["judged"]
         tot["not_judged"] += c["not_judged"]
         tot["stronger"] += c["stronger"]
-    return {"schema": "katomic-verify/1", "herd7": herdmod.version(herd7), "lkmm": lkmm,
+    return {"schema": "katomic-verify", "version": 1, "tool": "katomic verify", "herd7": herdmod.version(herd7), "lkmm": lkmm,
             "mutation": a.mutate, "tests": len(tests), "configs": cfgs, "notes": notes, "totals": tot,
             "seconds": round(secs, 1), "herd_runs": H.runs, "herd_cached": H.hits,
             "compiles": comp.runs, "compiles_cached": comp.hits}
@@ -327,11 +343,14 @@ def _print(doc, out, verbose):
     for c in doc["configs"]:
         label = "%s/%s/%s%s" % (c["target"], c["cc"], c["layer"], "/asm" if c["backend"] == "asm" else "")
         reasons = ", ".join("%s %d" % kv for kv in sorted(c["reasons"].items()))
-        print("%-32s judged %3d  WEAKER %d  stronger %3d  not judged %3d%s" % (
-            label, c["judged"], c["weaker"], c["stronger"], c["not_judged"], " (%s)" % reasons if reasons else ""),
-            file=out)
+        print("%-30s judged %3d  WEAKER %d  dep-folded %d  stronger %3d  not judged %3d%s" % (
+            label, c["judged"], c["weaker"], c["dependency_folded"], c["stronger"], c["not_judged"],
+            " (%s)" % reasons if reasons else ""), file=out)
         for r in c["tests"]:
-            if r["verdict"] == "WEAKER":
+            if r["verdict"] == "WEAKER" and r.get("cause"):
+                print("  WEAKER (dependency folded by the compiler) %s: compiled code allows %s" % (
+                    r["name"], "; ".join(r["weaker"])), file=out)
+            elif r["verdict"] == "WEAKER":
                 print("  WEAKER %s (%s): compiled code allows %s" % (r["name"], label, "; ".join(r["weaker"])), file=out)
                 for fn, lines in r.get("listing", {}).items():
                     print("    %s: %s" % (fn, " | ".join(lines)), file=out)
@@ -339,8 +358,9 @@ def _print(doc, out, verbose):
                 print("  %-10s %s%s" % (r["verdict"], r["name"], " -- " + r["reason"] if r.get("reason") else ""),
                       file=out)
     t = doc["totals"]
-    print("katomic verify: %d judged, %d WEAKER, %d stronger, %d not judged (%.0f s; herd7 runs %d, cached %d; "
-          "compiles %d, cached %d)" % (t["judged"], t["weaker"], t["stronger"], t["not_judged"], doc["seconds"],
+    print("katomic verify: %d judged, %d WEAKER, %d dependency folded, %d stronger, %d not judged (%.0f s; herd7 runs %d, "
+          "cached %d; compiles %d, cached %d)" % (t["judged"], t["weaker"], t["dependency_folded"], t["stronger"],
+                                                 t["not_judged"], doc["seconds"],
                                        doc["herd_runs"], doc["herd_cached"], doc["compiles"], doc["compiles_cached"]),
           file=out)
 

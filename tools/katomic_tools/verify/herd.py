@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import time
 
 from ..common import paths
 
@@ -110,7 +111,8 @@ class Herd:
 
     def run(self, text, source, name="t.litmus"):
         """States of a test: {"states": [frozenset of (key, value)], "flags": [...]} or {"error": msg}."""
-        h = hashlib.sha256((self.key + ("S" if source else "A") + str(self.unroll) + text).encode()).hexdigest()
+        h = hashlib.sha256((self.key + ("S" if source else "A") + "%d/%d" % (self.unroll, self.timeout) + text)
+                           .encode()).hexdigest()
         cpath = os.path.join(self.cache, h[:2], h + ".json")
         if os.path.isfile(cpath):
             self.hits += 1
@@ -121,14 +123,16 @@ class Herd:
         with open(tpath, "w") as f:
             f.write(text)
         self.runs += 1
+        t0 = time.time()
         try:
             p = subprocess.run(self._cmd(tpath, source), capture_output=True, text=True, timeout=self.timeout,
                                cwd=self.lkmm if source else None)
             res = parse_output(p.stdout, p.stderr)
         except subprocess.TimeoutExpired:
             res = {"error": "herd7 ran over %d s" % self.timeout}
+        res["secs"] = round(time.time() - t0, 2)
         os.unlink(tpath)
-        if "error" not in res or "ran over" not in res["error"]:
+        if True:   # a time-out is cached too (the key holds the limit): the next run is free
             with open(cpath + ".tmp", "w") as f:
                 json.dump(_freeze(res), f)
             os.replace(cpath + ".tmp", cpath)

@@ -69,35 +69,29 @@ class AArch64(Isa):
 
     def stack(self, i, slots):
         """herd lines for an instruction that touches the stack (sp or x29), None if it does not."""
-        ops = i.ops
-        text = " ".join(ops)
-        if "sp" not in re.findall(r"[a-z0-9]+", text) and "x29" not in text.split(", ")[1:] \
-                and not re.search(r"\[x29", text):
+        ops, m = i.ops, i.mnem
+        words = [o.strip("[]!") for o in ops]
+        if not any(w in ("sp", "x29") or re.match(r"^\[(sp|x29)\b", o) for w, o in zip(words, ops)):
             return None
-        m = i.mnem
-        if m in ("mov",) and ops[1] == "sp":
-            return []                   # frame pointer: x29 = sp
-        if m in ("add", "sub") and ops[0] == "sp":
-            return []                   # the frame's size
-        mem = re.match(r"^\[(sp|x29)(?:, #(-?\d+))?\](!?)$", ops[-1]) if m in ("str", "ldr", "stp", "ldp", "strb", "ldrb", "strh", "ldrh", "stur", "ldur") else None
-        post = None
-        if m in ("stp", "ldp", "str", "ldr") and len(ops) >= 2 and re.match(r"^\[(sp|x29)\]$", ops[-2] if len(ops) > 2 else "") :
-            post = ops[-2]
-        if mem is None and post is not None:
-            mem = re.match(r"^\[(sp|x29)\]$", post)
-            regs = ops[:-2]
-            off = 0
-        elif mem is not None:
-            regs = ops[:-1]
-            off = int(mem.group(2) or 0)
-        else:
+        if m in ("mov", "add", "sub") and ops[0] in ("sp", "x29") and (len(ops) < 3 or ops[1] in ("sp", "x29")):
+            return []                   # the frame: its size, its pointer
+        mem = None
+        if m in ("str", "ldr", "stp", "ldp", "strb", "ldrb", "strh", "ldrh", "stur", "ldur"):
+            for k, o in enumerate(ops):
+                mm = re.match(r"^\[(sp|x29)(?:, #(-?(?:0x)?[0-9a-f]+))?\](!?)$", o)
+                if mm:
+                    mem = (k, int(mm.group(2) or "0", 0))
+                    break
+        if mem is None:
             raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
+        k, off = mem
+        regs = ops[:k]
         out = []
         size = 8 if regs[0].startswith("x") else 4
-        for k, r in enumerate(regs):
+        for n, r in enumerate(regs):
             if r in ("x29", "x30"):
                 continue                # the frame record: never a value of the test's
-            slot = slots.get(off + k * size)
+            slot = slots.get(off + n * size)
             sreg = ("w" if r.startswith("w") else "x") + slot[1:]
             if m.startswith("st"):
                 out.append(self._mov(sreg, r))
@@ -138,6 +132,10 @@ class AArch64(Isa):
         text = mnem.upper() + (" " + ",".join(ops) if ops else "")
         text = self.render_reg(text)
         text = re.sub(r"(#-?)0x([0-9a-f]+)", _dec, text)
+        if ops and ops[0].startswith("w"):
+            # herd7 reads a W register's immediate as signed 32 bits (objdump writes #0xffffffff for -1)
+            text = re.sub(r"#(\d+)", lambda mm: "#%d" % (int(mm.group(1)) - (1 << 32) if int(mm.group(1)) >= 1 << 31
+                                                        else int(mm.group(1))), text)
         return [text]
 
     def mov_imm(self, reg, v):

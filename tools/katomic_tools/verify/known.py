@@ -1,0 +1,76 @@
+"""Where herd7's architecture model is weaker than the architecture, each
+shown by a probe run at every verify run (so a fixed herd7 retires it).
+
+A weaker model only adds states: a test it judges "ok" is ok.  A WEAKER whose
+compiled code uses the instructions a probe names is not a verdict on
+katomic's code: it is reported as "not judged" with the probe's finding.
+"""
+import re
+
+PROBES = {
+    "x86_64": {
+        "id": "x86-cmpxchg-atomicity",
+        "pattern": re.compile(r"\bcmpxchg"),
+        "what": ("herd7's X86_64 model lets two locked cmpxchg read the same write (no rmw edge: both "
+                 "succeed in its probe), so a lock built on cmpxchg is not exclusive there"),
+        "test": """X86_64 kv-probe-cmpxchg
+{ s=0; 0:rdi=s; 1:rdi=s; }
+ P0                         | P1                        ;
+ xor %eax,%eax              | xor %eax,%eax             ;
+ mov $1,%edx                | mov $1,%edx               ;
+ lock; cmpxchg (%rdi),%edx  | lock; cmpxchg (%rdi),%edx ;
+ mov %eax,%r11d             | mov %eax,%r11d            ;
+ ret                        | movl $0,(%rdi)            ;
+                            | ret                       ;
+locations [s]
+exists (0:r11=0 /\\ 1:r11=0 /\\ s=1)
+""",
+        # the model is weak when this state (both cmpxchg read 0, the unlock not last) exists
+        "weak_state": frozenset([("0:r11", "0"), ("1:r11", "0"), ("s", "1")]),
+    },
+    "ppc64le": {
+        "id": "ppc-stwcx-isync-acquire",
+        "pattern": re.compile(r"stwcx\.[\s\S]*?\bbne[-+]?\b[\s\S]*?\bisync\b"),
+        "what": ("herd7's ppc.cat does not make lwarx; stwcx.; bne; isync an acquire (the kernel's own "
+                 "PPC_ACQUIRE_BARRIER sequence after an LL/SC loop): in its probe a later load passes it"),
+        "test": """PPC kv-probe-isync
+{ x=0; y=0; 0:r3=x; 0:r4=y; 1:r3=x; 1:r4=y; }
+ P0                | P1                ;
+ li r9,1           | li r9,2           ;
+ stw r9,0(r3)      | lwarx r10,r0,r4   ;
+ lwsync            | stwcx. r9,r0,r4   ;
+ stw r9,0(r4)      | bne Lf1           ;
+ blr               | isync             ;
+                   | lwz r9,0(r3)      ;
+                   | blr               ;
+                   | Lf1:              ;
+                   | li r31,1          ;
+                   | blr               ;
+filter (1:r31=0)
+exists (1:r10=1 /\\ 1:r9=0)
+""",
+        "weak_state": frozenset([("1:r10", "1"), ("1:r9", "0")]),
+    },
+}
+
+
+class Known:
+    def __init__(self, herd):
+        self.herd = herd
+        self.found = {}
+
+    def weak(self, isa_name):
+        """The probe's finding for this ISA if herd7's model is weak there, else None."""
+        if isa_name not in self.found:
+            p = PROBES.get(isa_name)
+            res = self.herd.run(p["test"], source=False) if p else {}
+            states = res.get("states", [])
+            self.found[isa_name] = p if p and any(p["weak_state"] <= st for st in states) else None
+        return self.found[isa_name]
+
+    def explains(self, isa_name, listing_text):
+        """The reason a WEAKER is the model's, not the code's, or None."""
+        p = self.weak(isa_name)
+        if p and p["pattern"].search(listing_text):
+            return "herd7 model (%s): %s" % (p["id"], p["what"])
+        return None
