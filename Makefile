@@ -27,7 +27,7 @@ HEADERS := $(wildcard include/katomic/*.h include/katomic/*/*.h)
 VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/katomic/katomic.h)
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
-	check-barrier-insns check-linux-source check-install-tools check-san check-tsan check-cross \
+	check-barrier-insns check-linux-source check-install-tools check-verify check-san check-tsan check-cross \
 	check-differential check-spinlock-dso check-up check-json check-report-rules check-kernel-boot check-link \
 	json-doc install uninstall clean help
 
@@ -70,6 +70,7 @@ help:
 	@echo '  check-json        the JSON schemas, docs/json.md, tests/json/ and what the checker must refuse'
 	@echo '  check-report-rules the report'"'"'s speed-confirmation rule on synthetic samples (no timing)'
 	@echo '  check-kernel-boot katomic kernel'"'"'s console judge, initramfs, /init and boot deadlines (no kernel)'
+	@echo '  check-verify      katomic verify: translator tests; with herd7 the compiled code of every target vs LKMM, mutations'
 	@echo '  check-litmus      our litmus corpus (and $$(LKMM_DIR) if present) on this CPU, every backend,'
 	@echo '                    and the mutation check (smp_mb weakened: the runner must report FAIL)'
 	@echo 'make check-cross    unit tests cross-compiled and run under qemu-user (CI)'
@@ -193,8 +194,13 @@ check-install-tools:
 
 check: gen-check check-json check-report-rules check-kernel-boot check-headers check-prefix check-interop \
 	check-barrier-insns check-spinlock-dso \
-	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench
+	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench check-verify
 	@echo 'make check: all passed'
+
+# katomic verify (docs/verify.md): the translator's tests, and with herd7 the
+# compiled code of every target judged against the LKMM, and the mutation checks.
+check-verify: $(BUILD)/katomic
+	@sh tests/verify/check-verify.sh
 
 # The report's confirmation rule (docs/report.md) on synthetic samples: nothing timed.
 check-report-rules:

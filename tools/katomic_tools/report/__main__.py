@@ -17,7 +17,9 @@ instrument's output in DIR/codegen, DIR/litmus, DIR/bench, and DIR/logs.
   --full         everything: all clangs on the cross targets, 2000000
                  iterations, harnesses by gcc and clang, the kernel's own
                  litmus tests (../shared/litmus/lkmm) when present, full bench
-                 and every candidate confirmed with more rounds
+                 and every candidate confirmed with more rounds, and
+                 katomic verify (herd7: the compiled code of every target
+                 against the LKMM, into OUT/verify; docs/verify.md)
   --out DIR      where the report goes (default $KATOMIC_BUILD/report;
                  with --from: the first --from DIR)
   --litmus DIR   also run the .litmus files in DIR (repeatable)
@@ -141,6 +143,20 @@ def run_kernel(out, mode):
         die("--kernel: katomic kernel exited %d without writing %s/kernel.json (its log: above)" % (rc, kdir))
 
 
+def run_verify(out):
+    """katomic verify into out/verify (--full; docs/verify.md): skipped with a note where herd7 is missing."""
+    vdir = os.path.join(out, "verify")
+    log = os.path.join(out, "logs", "verify.log")
+    print("katomic report: verify: the compiled code of every target judged with herd7 (katomic verify)", file=sys.stderr)
+    with open(log, "w") as f:
+        rc = subprocess.call([sys.executable, "-m", "katomic_tools.verify", "--out", vdir], stdout=f, stderr=f,
+                             env=dict(os.environ, PYTHONPATH=os.path.join(paths.root(), "tools")))
+    if rc == 3:
+        print("katomic report: verify: skipped (herd7 or the LKMM not found: logs/verify.log)", file=sys.stderr)
+    elif not os.path.isfile(os.path.join(vdir, "verify.json")):
+        print("katomic report: verify: exited %d without verify.json (logs/verify.log)" % rc, file=sys.stderr)
+
+
 def main(argv):
     a = parse_args(argv)
     kernel_docs = []
@@ -158,13 +174,15 @@ def main(argv):
         for f in ("REPORT.md", "index.html", "report.json", "run.json"):
             if os.path.exists(os.path.join(out, f)):
                 os.remove(os.path.join(out, f))
-        for d in ("codegen", "bench", "kernel"):     # kernel: an earlier --kernel's, now stale
+        for d in ("codegen", "bench", "kernel", "verify"):     # kernel, verify: an earlier run's, now stale
             shutil.rmtree(os.path.join(out, d), ignore_errors=True)
         if a["kernel"] and kernel_verb() is None:
             run_kernel(out, a["mode"])      # fails before the instruments run, not after
         Runner(out, a["mode"], a["skip"], a["litmus"]).run()
         if a["kernel"]:
             run_kernel(out, a["mode"])
+        if a["mode"] == "full":
+            run_verify(out)
         runs = [out]
     log = os.path.join(out, "logs", "plots.log")
     os.makedirs(os.path.dirname(log), exist_ok=True)

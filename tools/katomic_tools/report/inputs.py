@@ -33,6 +33,7 @@ class RunInputs:
     litmus: dict = field(default_factory=dict)     # run index -> document
     bench: dict = None
     kernel: dict = None                             # katomic-kernel document, optional
+    verify: dict = None                             # katomic-verify document (verify/verify.json), optional
 
 
 def _document(base, stage, kind):
@@ -51,8 +52,10 @@ def load(run_dir):
         if r["status"] == "ok":
             litmus[i] = documents.read(os.path.join(run_dir, r["document"]), "litmus")
     kernel = merge_kernel([documents.read(p, "kernel") for p in kernel_paths(os.path.join(run_dir, "kernel"))])
+    vpath = os.path.join(run_dir, "verify", "verify.json")
+    verify = documents.read(vpath, "verify") if os.path.isfile(vpath) else None
     return RunInputs(run_dir, run, _document(run_dir, st["codegen"], "codegen"), litmus,
-                     _document(run_dir, st["bench"], "bench"), kernel)
+                     _document(run_dir, st["bench"], "bench"), kernel, verify)
 
 
 def kernel_paths(d):

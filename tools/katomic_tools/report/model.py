@@ -53,11 +53,13 @@ class Model:
         self.bench = BenchView(inputs.bench, lambda c, p: self.codegen.native_verdict.get((c, p)),
                                read_probe_map(os.path.join(here, "bench-probes.tbl")))
         self.kernel = KernelView(inputs.kernel) if inputs.kernel else None
+        self.verify = inputs.verify
         self.rows = self._rows()
         self.losses = self._losses()
         self.answer, self.line = rules.answer(self)
         self.exit = rules.exit_status(self.litmus.forbidden(), self.weaker_native,
-                                      self.kernel.wrong if self.kernel else 0)
+                                      (self.kernel.wrong if self.kernel else 0) +
+                                      (self.verify["totals"]["weaker"] if self.verify else 0))
 
     # ---------------------------------------------------------------- stages
     def ok(self, stage):

@@ -204,6 +204,9 @@ def answer(f):
                            "codegen section)" % (f.weaker_native, f.native))
     elif f.kernel is not None and f.kernel.wrong:
         ans, line = "NO", "NO: " + f.kernel.phrase()
+    elif getattr(f, "verify", None) and f.verify["totals"]["weaker"]:
+        ans, line = "NO", ("NO: herd7 finds %d compiled litmus test(s) WEAKER than the LKMM (see \"The memory model, "
+                           "proven on the compiled code\")" % f.verify["totals"]["weaker"])
     elif f.speed and not all(is_as_fast(g) for _, g in f.speed):
         ans, line = "NOT YET", "NOT YET: C11 is correct here but slower than the asm (C11/asm geomean %s)" % f.speed_list()
     elif f.missing:
@@ -234,6 +237,11 @@ def answer(f):
         line += "; the asm backend also showed %d forbidden outcome(s): check the runner and the CPU" % f.forbidden_asm
     if f.weaker_elsewhere:
         line += "; elsewhere: WEAKER probes: " + ", ".join(f.weaker_elsewhere)
+    if getattr(f, "verify", None) and not f.verify["totals"]["weaker"]:
+        v = f.verify
+        targets = sorted({c["target"] for c in v["configs"]})
+        line += ("; the memory model, proven with herd7 on the compiled code: %d test x target x compiler "
+                 "judged, 0 WEAKER (%s)" % (v["totals"]["judged"], ", ".join(targets)))
     if f.kernel is not None and not (ans == "NO" and f.kernel.wrong):
         line += "; " + f.kernel.phrase()
     return ans, line

@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="verify.json on stdout")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--unroll", type=int, default=2, help="herd7 -unroll for loops that store (default 2)")
+    ap.add_argument("--herd-timeout", type=int, default=60, help="seconds one herd7 run may take (default 60; "
+                    "a test over it is not judged)")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every test's judgement")
@@ -97,7 +99,7 @@ def main(argv=None):
         tests = json.load(f)
     for t in tests:
         t["_dir"] = work
-    H = herdmod.Herd(herd7, libdir, lkmm, cache, unroll=a.unroll)
+    H = herdmod.Herd(herd7, libdir, lkmm, cache, unroll=a.unroll, timeout=a.herd_timeout)
     K = knownmod.Known(H)
     print("katomic verify: %d tests; herd7 %s (%s); LKMM %s; %s" % (
         len(tests), herdmod.version(herd7), herd7, lkmm, "mutation " + a.mutate if a.mutate else "no mutation"),
@@ -256,15 +258,7 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, mutation, t, s, 
         return rec
     srcstates = s["states"]
     keys = set(k for st in srcstates for k, _ in st)
-    cstates = set()
-    for st in res["states"]:
-        d = {}
-        for k, v in st:
-            if k in keymap:
-                d[keymap[k]] = v
-            elif k in keys:
-                d[k] = v
-        cstates.add(frozenset((k, v) for k, v in d.items() if k in keys))
+    cstates = _project(res["states"], keymap, keys)
     if not cstates:
         rec.update(verdict="not judged", reason="no execution of the compiled code is left (all filtered)", herd_test=text)
         return rec
@@ -278,12 +272,32 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, mutation, t, s, 
     if weaker:
         rec["herd_test"] = text
         rec["listing"] = _listing(funcs)
-        model = K.explains(isa.name, "\n".join(i.text for insns in funcs.values() for i in insns))
+        def still_weaker(patched):
+            r2 = H.run(patched, source=False)
+            return "states" not in r2 or bool(_project(r2["states"], keymap, keys) - set(srcstates))
+        with open(t["path"]) as f:
+            source_text = f.read()
+        model = K.explains(isa.name, "\n".join(i.text for insns in funcs.values() for i in insns), source_text,
+                           text, still_weaker)
         if model:
             rec.update(verdict="not judged", reason=model)
         elif CANCELS.search(bodies):
             rec["cause"] = "a dependency through arithmetic that cancels: the compiler folds it (C keeps no such dependency)"
     return rec
+
+
+def _project(states, keymap, keys):
+    """Compiled states in the source's names, on the source's observed locations."""
+    out = set()
+    for st in states:
+        d = {}
+        for k, v in st:
+            if k in keymap:
+                d[keymap[k]] = v
+            elif k in keys:
+                d[k] = v
+        out.add(frozenset((k, v) for k, v in d.items() if k in keys))
+    return out
 
 
 def _listing(funcs):

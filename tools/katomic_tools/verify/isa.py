@@ -170,7 +170,7 @@ class RiscV(Isa):
         return i.mnem == "ret" or (i.mnem == "jr" and i.ops == ["ra"])
 
     def is_call(self, i):
-        return i.mnem in ("call", "jal", "jalr", "tail") or (i.mnem == "auipc" and i.symbol is not None and i.ops[0] in ("ra", "t1"))
+        return i.mnem in ("call", "jal", "jalr", "tail")
 
     def writes(self, i):
         m = i.mnem

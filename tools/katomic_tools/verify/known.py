@@ -13,6 +13,8 @@ PROBES = {
         "pattern": re.compile(r"\bcmpxchg"),
         "what": ("herd7's X86_64 model lets two locked cmpxchg read the same write (no rmw edge: both "
                  "succeed in its probe), so a lock built on cmpxchg is not exclusive there"),
+        # only a lock's exclusion rests on cmpxchg's atomicity alone: other WEAKERs stay WEAKER
+        "applies": re.compile(r"\bspin_(lock|trylock)"),
         "test": """X86_64 kv-probe-cmpxchg
 { s=0; 0:rdi=s; 1:rdi=s; }
  P0                         | P1                        ;
@@ -32,7 +34,10 @@ exists (0:r11=0 /\\ 1:r11=0 /\\ s=1)
         "id": "ppc-stwcx-isync-acquire",
         "pattern": re.compile(r"stwcx\.[\s\S]*?\bbne[-+]?\b[\s\S]*?\bisync\b"),
         "what": ("herd7's ppc.cat does not make lwarx; stwcx.; bne; isync an acquire (the kernel's own "
-                 "PPC_ACQUIRE_BARRIER sequence after an LL/SC loop): in its probe a later load passes it"),
+                 "PPC_ACQUIRE_BARRIER sequence after an LL/SC loop): in its probe a later load passes it; "
+                 "with lwsync in that isync's place (an acquire in the model) the WEAKER state goes"),
+        # the check: the same test with lwsync for each such isync must lose every WEAKER state
+        "patch": (re.compile(r"(stwcx\.[^|;]*;[^;]*?\bbne[-+]?\s+\S+\s*;[^;]*?)\bisync\b"), r"\1lwsync"),
         "test": """PPC kv-probe-isync
 { x=0; y=0; 0:r3=x; 0:r4=y; 1:r3=x; 1:r4=y; }
  P0                | P1                ;
@@ -68,9 +73,37 @@ class Known:
             self.found[isa_name] = p if p and any(p["weak_state"] <= st for st in states) else None
         return self.found[isa_name]
 
-    def explains(self, isa_name, listing_text):
-        """The reason a WEAKER is the model's, not the code's, or None."""
+    def explains(self, isa_name, listing_text, source_text, herd_text, still_weaker):
+        """The reason a WEAKER is the model's, not the code's, or None.
+        still_weaker(text): does the herd test `text` still allow a state the LKMM forbids?"""
         p = self.weak(isa_name)
-        if p and p["pattern"].search(listing_text):
-            return "herd7 model (%s): %s" % (p["id"], p["what"])
-        return None
+        if not p or not p["pattern"].search(listing_text):
+            return None
+        if "applies" in p and not p["applies"].search(source_text):
+            return None
+        if "patch" in p:
+            rx, repl = p["patch"]
+            patched = _patch_columns(herd_text, rx, repl)
+            if patched == herd_text or still_weaker(patched):
+                return None
+        return "herd7 model (%s): %s" % (p["id"], p["what"])
+
+
+def _patch_columns(text, rx, repl):
+    """Apply rx to each thread's column of a herd test (read top to bottom, instructions joined by ';')."""
+    lines = text.split("\n")
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("P0 ") or ln.startswith("P0|"))
+    end = start + 1
+    while end < len(lines) and lines[end].rstrip().endswith(";") and not lines[end].startswith(("locations", "filter", "exists", "forall", "~exists")):
+        end += 1
+    rows = [ln.rstrip()[:-1].split("|") for ln in lines[start:end]]
+    ncol = len(rows[0])
+    cols = []
+    for c in range(ncol):
+        cells = [r[c] if c < len(r) else "" for r in rows[1:]]
+        joined = ";".join(cells)
+        cols.append(rx.sub(repl, joined).split(";"))
+    out = lines[:start + 1]
+    for k in range(len(rows) - 1):
+        out.append("|".join(cols[c][k] if k < len(cols[c]) else "" for c in range(ncol)) + " ;")
+    return "\n".join(out + lines[end:])

@@ -93,5 +93,10 @@ def parse(text):
             mnem = mnem + " " + inner[0].lower()
             rest = inner[1] if len(inner) > 1 else ""
         ops = split_operands(rest)
-        cur.append(Insn(int(m.group(1), 16), mnem, ops, raw))
+        ins = Insn(int(m.group(1), 16), mnem, ops, raw)
+        if mnem == "jalr" and cur and cur[-1].mnem == "auipc" and cur[-1].symbol:
+            # riscv's call: auipc (which carries the relocation) and jalr are one call
+            ins.symbol = cur[-1].symbol
+            cur[-1].mnem, cur[-1].ops = "nop", []
+        cur.append(ins)
     return funcs

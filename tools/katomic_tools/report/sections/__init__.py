@@ -11,6 +11,6 @@ reading what it needs from m.inputs (the documents) and returning "" when
 its input is absent, and add it to SECTIONS below (docs/json.md, "Adding
 a section").
 """
-from . import verdict, litmus, losses, locks, up, kernel, targets, skipped, litmus_problems, plots, machine, further
+from . import verdict, litmus, losses, locks, up, kernel, verify, targets, skipped, litmus_problems, plots, machine, further
 
-SECTIONS = (verdict, litmus, losses, locks, up, kernel, targets, skipped, litmus_problems, plots, machine, further)
+SECTIONS = (verdict, litmus, losses, locks, up, kernel, verify, targets, skipped, litmus_problems, plots, machine, further)

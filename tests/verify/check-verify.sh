@@ -1,0 +1,59 @@
+#!/bin/sh
+# make check-verify: katomic verify's translator tests, then (where herd7 and
+# linux-source-6.12 are found) the kernel's litmus tests and tests/litmus
+# compiled for every target by gcc and clang and judged against the LKMM, and
+# the mutation checks: each deliberately weakened mapping must be reported
+# WEAKER on the tests it breaks, target by target.  Without herd7 the judged
+# part is a visible SKIP, never a pass.
+set -u
+cd "$(dirname "$0")/../.."
+VERIFY=${VERIFY:-sh tools/verify/verify.sh}
+CCS=${VERIFY_CCS:-gcc,clang}
+fail=0
+
+python3 tests/verify/test-translate.py || fail=1
+
+$VERIFY --target x86_64 --cc gcc tests/litmus/SB+mbs.litmus >"${TMPDIR:-/tmp}/kv-probe.$$" 2>&1
+rc=$?
+if [ $rc -eq 3 ]; then
+	sed -n 's/^katomic verify: SKIP/check-verify: SKIP (judged part)/p' "${TMPDIR:-/tmp}/kv-probe.$$"
+	rm -f "${TMPDIR:-/tmp}/kv-probe.$$"
+	[ $fail -eq 0 ] && echo "check-verify: translator tests passed; herd7 part skipped"
+	exit $fail
+fi
+rm -f "${TMPDIR:-/tmp}/kv-probe.$$"
+
+echo "== katomic verify: the kernel's litmus tests and tests/litmus, every target, $CCS, library layer"
+$VERIFY --cc "$CCS" --out "${VERIFY_OUT:-build/verify}" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
+
+# name=mutation targets tests: each target must report each test WEAKER
+mutations='
+smp_mb=barrier aarch64-lse,aarch64-llsc,riscv64,ppc64le,x86_64 SB+fencembonceonces
+wmb=none aarch64-lse,aarch64-llsc,riscv64,ppc64le MP+fencewmbonceonce+fencermbonceonce
+full=seqcst aarch64-llsc,ppc64le SB+xchgs,SB+cmpxchgs
+'
+echo "$mutations" | while read -r m targets tests; do
+	[ -n "$m" ] || continue
+	files=
+	for t in $(echo "$tests" | tr , ' '); do
+		f=tests/litmus/$t.litmus
+		[ -f "$f" ] || f=build/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests/$t.litmus
+		files="$files $f"
+	done
+	for tg in $(echo "$targets" | tr , ' '); do
+		if $VERIFY --cc gcc --target "$tg" --mutate "$m" --expect-weaker "$tests" $files >"${TMPDIR:-/tmp}/kv-mut.$$" 2>&1; then
+			echo "ok: mutation $m seen on $tg ($tests)"
+		else
+			cat "${TMPDIR:-/tmp}/kv-mut.$$"
+			echo "not ok: mutation $m went unseen on $tg ($tests)"
+			echo fail >"${TMPDIR:-/tmp}/kv-mutfail.$$"
+		fi
+	done
+done
+rm -f "${TMPDIR:-/tmp}/kv-mut.$$"
+if [ -f "${TMPDIR:-/tmp}/kv-mutfail.$$" ]; then
+	rm -f "${TMPDIR:-/tmp}/kv-mutfail.$$"
+	fail=1
+fi
+[ $fail -eq 0 ] && echo "check-verify: all passed"
+exit $fail
