@@ -21,7 +21,7 @@ from ..common import documents, paths
 from . import herd as herdmod
 from . import isa as isas
 from . import known as knownmod
-from . import listing, translate, units
+from . import kernel_layer, listing, translate, units
 
 LINUX_TARS = ("/usr/src/linux-source-6.12.tar.xz", "/usr/src/linux-source-6.1.tar.xz")
 # A test that calls these is not judged: the LKMM's RCU is more than the compiled code's barriers.
@@ -189,12 +189,11 @@ class Compiler(units.Compiler):
     def __init__(self, cache, work):
         root = paths.root()
         super().__init__(cache, os.path.join(root, "include"),
-                         [os.path.join(root, "tools", "kernel", "generated", "include"),
-                          os.path.join(root, "tools", "kernel", "verify")])
+                         [os.path.join(root, "tools", "kernel", "generated"), os.path.join(root, "tests", "kernel")])
 
 
 def _kernel_layer_ready(tg):
-    return os.path.isfile(os.path.join(paths.root(), "tools", "kernel", "verify", "kv-kernel.h"))
+    return kernel_layer.header(tg.isa) is not None
 
 
 def _litmus_binary():
@@ -232,7 +231,8 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, mutation, t, s, 
         with open(os.path.join(t["_dir"], t["unit"])) as f:
             unit = f.read()
         flags = ["-DKATOMIC_BACKEND_ASM"] if be == "asm" else []
-        dis = comp.disassemble(argv + flags, objdump, unit, head, workdir)
+        dis = comp.disassemble(argv + flags, objdump, unit, head, workdir,
+                               kernel_layer.include_dirs(tg.isa) if layer == "kernel" else ())
     except (RuntimeError, OSError) as e:
         rec.update(verdict="not judged", reason=str(e))
         return rec

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import threading
 import time
 
 from ..common import paths
@@ -119,7 +120,8 @@ class Herd:
             with open(cpath) as f:
                 return _thaw(json.load(f))
         os.makedirs(os.path.dirname(cpath), exist_ok=True)
-        tpath = os.path.join(self.cache, h[:2], h + ".litmus")
+        # its own name: two threads (or two runs sharing the cache) may run one test at once
+        tpath = os.path.join(self.cache, h[:2], "%s-%d-%d.litmus" % (h[:16], os.getpid(), threading.get_ident()))
         with open(tpath, "w") as f:
             f.write(text)
         self.runs += 1
@@ -131,11 +133,15 @@ class Herd:
         except subprocess.TimeoutExpired:
             res = {"error": "herd7 ran over %d s" % self.timeout}
         res["secs"] = round(time.time() - t0, 2)
-        os.unlink(tpath)
+        try:
+            os.unlink(tpath)
+        except OSError:
+            pass
         if True:   # a time-out is cached too (the key holds the limit): the next run is free
-            with open(cpath + ".tmp", "w") as f:
+            tmp = "%s.%d.%d.tmp" % (cpath, os.getpid(), threading.get_ident())
+            with open(tmp, "w") as f:
                 json.dump(_freeze(res), f)
-            os.replace(cpath + ".tmp", cpath)
+            os.replace(tmp, cpath)
         return res
 
 

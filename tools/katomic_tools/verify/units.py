@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..common import paths
 from . import isa as isas
+from . import kernel_layer
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,11 @@ MUTATIONS = {
     "full=seqcst": {"lib": "\n".join(
         ["#undef __ka_%s_%s" % (k, w) for k in ("full", "cas_full") for w in ("pre", "order", "post")] +
         ["#define __ka_%s_pre(size) ((void)0)\n#define __ka_%s_order(size) __ATOMIC_SEQ_CST\n"
-         "#define __ka_%s_post(size) ((void)0)" % (k, k, k) for k in ("full", "cas_full")])},
+         "#define __ka_%s_post(size) ((void)0)" % (k, k, k) for k in ("full", "cas_full")]),
+        "kernel": "\n".join(
+            ["#undef __ka_c11_%s_FULL" % w for w in ("pre", "ord", "post", "cas_pre", "cas_ord", "cas_post")] +
+            ["#define __ka_c11_%spre_FULL __ka_c11_none\n#define __ka_c11_%sord_FULL(size) __ATOMIC_SEQ_CST\n"
+             "#define __ka_c11_%spost_FULL __ka_c11_none" % (k, k, k) for k in ("", "cas_")])},
 }
 
 
@@ -87,7 +92,7 @@ def head_text(target, layer, mutation, include_dir):
     if layer == "lib":
         lines.append("#include <katomic/katomic.h>")
     else:
-        lines.append('#include "kv-kernel.h"')
+        lines.append(kernel_layer.header(target.isa))
     if mutation:
         text = MUTATIONS[mutation].get(layer)
         if text is None:
@@ -166,9 +171,9 @@ class Compiler:
             self._ver[argv0] = subprocess.run([argv0, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
         return self._ver[argv0]
 
-    def disassemble(self, argv, objdump, unit_text, head, workdir):
+    def disassemble(self, argv, objdump, unit_text, head, workdir, extra_includes=()):
         """objdump -dr text of the unit compiled with argv at -O2, or raises RuntimeError(message)."""
-        key = hashlib.sha256("\0".join([self.version(argv[0])] + argv + [objdump, unit_text, head,
+        key = hashlib.sha256("\0".join([self.version(argv[0])] + argv + list(extra_includes) + [objdump, unit_text, head,
                                                                           self._headers_hash()]).encode()).hexdigest()
         cpath = os.path.join(self.cache, key[:2], key + ".dis")
         if os.path.isfile(cpath):
@@ -183,7 +188,8 @@ class Compiler:
         with open(src, "w") as f:
             f.write(unit_text)
         cmd = argv + ["-std=gnu11", "-O2", "-w", "-c", "-fno-stack-protector", "-fno-asynchronous-unwind-tables",
-                      "-I", workdir, "-I", self.include_dir] + sum([["-I", e] for e in self.extra], []) + [src, "-o", obj]
+                      "-I", workdir, "-I", self.include_dir]
+        cmd += sum([["-I", e] for e in list(extra_includes) + self.extra], []) + [src, "-o", obj]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode:
             msg = [ln for ln in p.stderr.splitlines() if "error" in ln] or p.stderr.splitlines() or ["failed"]
@@ -192,9 +198,10 @@ class Compiler:
         if d.returncode:
             raise RuntimeError("%s failed: %s" % (objdump, d.stderr.strip()[:200]))
         os.makedirs(os.path.dirname(cpath), exist_ok=True)
-        with open(cpath + ".tmp", "w") as f:
+        tmp = "%s.%d.tmp" % (cpath, os.getpid())
+        with open(tmp, "w") as f:
             f.write(d.stdout)
-        os.replace(cpath + ".tmp", cpath)
+        os.replace(tmp, cpath)
         return d.stdout
 
 
