@@ -238,7 +238,7 @@ check-link:
 # The installed CLI builds what it runs in the user's cache directory.
 SHAREDIR  = $(PREFIX)/share/katomic
 CMAKEDIR  = $(PREFIX)/lib/cmake/katomic
-SHARE_DIRS := tools bench tests/litmus
+SHARE_DIRS := tools bench tests/litmus tests/kernel/mock-kernel.h
 
 # Every installed file that records a variable is made from its $(BUILD)/vars/
 # file (katomic.pc: PREFIX); the rest (the CMake package, bin/katomic) find

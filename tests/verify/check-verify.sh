@@ -25,6 +25,9 @@ rm -f "${TMPDIR:-/tmp}/kv-probe.$$"
 
 echo "== katomic verify: the kernel's litmus tests and tests/litmus, every target, $CCS, library layer"
 $VERIFY --cc "$CCS" --out "${VERIFY_OUT:-build/verify}" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
+echo "== katomic verify: the kernel's litmus tests, the kernel's C11 layer (x86-64, arm64, riscv64), gcc"
+$VERIFY --cc gcc --layer kernel --out "${VERIFY_OUT:-build/verify}-kernel" \
+	build/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
 
 # name=mutation targets tests: each target must report each test WEAKER
 mutations='

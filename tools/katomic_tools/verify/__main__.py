@@ -49,7 +49,7 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="verify.json on stdout")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--unroll", type=int, default=2, help="herd7 -unroll for loops that store (default 2)")
-    ap.add_argument("--herd-timeout", type=int, default=60, help="seconds one herd7 run may take (default 60; "
+    ap.add_argument("--herd-timeout", type=int, default=300, help="seconds one herd7 run may take (default 300; "
                     "a test over it is not judged)")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
