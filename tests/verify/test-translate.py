@@ -129,6 +129,9 @@ rv = isas.ISAS["riscv64"]
 i = listing.parse(objdump({"P0": [(0, "bnez\tt0,8 <P0+0x8>"), (4, "amoadd.w.aqrl\ta5,a4,(a0)"), (8, "ret")]}))["P0"]
 ok(rv.render(i[0], lambda a: "L")[0] == "bne x5,zero,L", "riscv: bnez becomes bne with zero, t0 is x5")
 ok(rv.render(i[1], lambda a: "L")[0] == "amoadd.w.aq.rl x15,x14,(x10)", "riscv: .aqrl is herd7's .aq.rl")
+i = listing.parse(objdump({"P0": [(0, "lr.w\ta1,(s0)"), (4, "sd\ta1,8(sp)"), (8, "ret")]}))["P0"]
+ok(rv.stack(i[0], translate.Slots(rv, set())) is None, "riscv: an access through s0 is memory, not the stack (no frame pointer at -O2)")
+ok(rv.stack(i[1], translate.Slots(rv, set())) not in (None, []), "riscv: an access through sp is a stack slot")
 x86 = isas.ISAS["x86_64"]
 i = listing.parse(objdump({"P0": [(0, "lock orl $0x0,-0x4(%rsp)"), (7, "lock cmpxchg %edx,(%rdi)"), (0xb, "ret")]}))["P0"]
 ok(x86.stack(i[0], translate.Slots(x86, set())) == ["mfence"], "x86: a locked RMW of the stack is a full fence")

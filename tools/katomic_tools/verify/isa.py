@@ -184,12 +184,12 @@ class RiscV(Isa):
 
     def stack(self, i, slots):
         text = ",".join(i.ops)
-        if not re.search(r"\bsp\b|\(s0\)", text):
-            return None
+        if not re.search(r"\bsp\b", text):
+            return None                 # s0 is a register like any other at -O2 (no frame pointer)
         m = i.mnem
-        if m in ("addi", "add") and i.ops[0] in ("sp", "s0"):
+        if m in ("addi", "add") and i.ops[0] == "sp":
             return []
-        mem = re.match(r"^(-?\d+)\((sp|s0)\)$", i.ops[-1]) if m in ("sd", "sw", "ld", "lw", "lwu", "sb", "lb", "lbu", "sh", "lh", "lhu") else None
+        mem = re.match(r"^(-?\d+)\(sp\)$", i.ops[-1]) if m in ("sd", "sw", "ld", "lw", "lwu", "sb", "lb", "lbu", "sh", "lh", "lhu") else None
         if not mem:
             raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
         slot = self.reg_key(slots.get(int(mem.group(1))))
