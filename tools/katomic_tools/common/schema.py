@@ -284,7 +284,7 @@ def field_table(kind):
     return "\n".join(out)
 
 
-DOC_KINDS = ("codegen", "litmus", "bench", "run", "report", "report-merged", "kernel")
+DOC_KINDS = ("codegen", "litmus", "bench", "run", "report", "report-merged", "kernel", "verify")
 
 
 def doc_block(kind):
