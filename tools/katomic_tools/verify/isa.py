@@ -29,6 +29,10 @@ class Isa:
     def widen(self, mnem):
         return None
 
+    def prepare(self, insns):
+        """A pass over one function's instructions before translation (in place)."""
+        return insns
+
     def comment_strip(self, s):
         return s
 
@@ -276,6 +280,25 @@ class Power(Isa):
             return ["mr %s,%s" % (slot, ops[0])]
         return ["mr %s,%s" % (ops[0], slot)]
 
+    def prepare(self, insns):
+        """herd7's PPC branches read cr0 only: a compare into another field and the branches on it
+        are moved to cr0 when nothing between them writes cr0 (a record form, stwcx.)."""
+        last_cmp = {}
+        for k, i in enumerate(insns):
+            m = i.mnem.rstrip("+-")
+            if m in ("cmpw", "cmpwi", "cmplw", "cmplwi", "cmpd", "cmpdi", "cmpld", "cmpldi") and \
+                    i.ops and re.match(r"^cr[1-7]$", i.ops[0]):
+                last_cmp[i.ops[0]] = k
+            elif m in ("beq", "bne", "blt", "bgt", "ble", "bge") and len(i.ops) == 2 and re.match(r"^cr[1-7]$", i.ops[0]):
+                field = i.ops[0]
+                c = last_cmp.get(field)
+                if c is None or any(j.mnem.endswith(".") or j.mnem.startswith("cmp") for j in insns[c + 1:k]):
+                    raise NotTaken("a branch on %s that herd7's cr0-only branches cannot follow: %s" % (field, i.text))
+                if insns[c].ops[0] == field:
+                    insns[c].ops = insns[c].ops[1:]
+                i.ops = i.ops[1:]
+        return insns
+
     def render(self, i, label, widen=False):
         m, ops = i.mnem.rstrip("+-"), list(i.ops)
         if widen and self.widen(m):
@@ -285,6 +308,8 @@ class Power(Isa):
             ops = [o for o in ops[:-1] if o != "cr0"] + [label(br[0])]
         if m in ("nop",) or (m == "ori" and ops == ["r2", "r2", "0"]):
             return []
+        if m == "cmpd" and len(ops) == 2 and ops[0] == ops[1]:
+            m = "cmpw"                  # a register against itself: equal at any width (the acquire's ctrl idiom)
         if m in ("lwarx", "ldarx", "lharx", "lbarx", "stwcx.", "stdcx.", "sthcx.", "stbcx.", "lwzx", "stwx") and ops[1] == "0":
             ops[1] = "r0"               # RA=0 is the number 0: herd reads r0 there as 0 (read_reg_or_zero)
         if len(ops) == 4 and m in ("lwarx", "ldarx") and ops[3] in ("0", "1"):

@@ -59,6 +59,7 @@ def _used_regs(insns):
 def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
     """herd lines of one thread, and whether it has a FAIL exit (its marker register).
     reserved: registers the spare ones must not be (arguments, observed registers)."""
+    insns = isa.prepare([_copy(i) for i in insns])
     used = _used_regs(insns) | set(reserved)
     slots = Slots(isa, used)
     marker = slots.take()
@@ -125,6 +126,12 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
         out.append(isa.mov_imm(marker, 1))
         out.append(_ret(isa))
     return out, (marker if fail else None)
+
+
+def _copy(i):
+    j = _J(i.addr)
+    j.mnem, j.ops, j.text, j.symbol = i.mnem, list(i.ops), i.text, i.symbol
+    return j
 
 
 def _ret(isa):
