@@ -13,6 +13,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -116,6 +117,8 @@ def main(argv=None):
         futs[pool.submit(_source_verdict, H, t)] = k
     for fu in concurrent.futures.as_completed(futs):
         src[futs[fu]] = fu.result()
+    print("katomic verify: LKMM states of %d tests in %.0f s (%d not judged at the source)" % (
+        len(tests), time.time() - t0, sum(1 for v in src.values() if v.get("not_judged"))), file=out, flush=True)
 
     # 2. the compiled verdicts, per target x compiler x layer x backend
     comp = Compiler(cache, work)
@@ -144,6 +147,26 @@ def main(argv=None):
     for n in notes:
         print("note: " + n, file=out)
 
+    # compile each configuration's units in batches first (one header parse per batch)
+    pre = []
+    for ci, (tg, cc, argv, objdump, layer, be) in enumerate(configs):
+        head = units.head_text(tg, layer, a.mutate, comp.include_dir)
+        texts = []
+        for k, t in enumerate(tests):
+            if src[k].get("not_judged"):
+                continue
+            with open(os.path.join(t["_dir"], t["unit"])) as f:
+                texts.append(f.read())
+        flags = ["-DKATOMIC_BACKEND_ASM"] if be == "asm" else []
+        extra = kernel_layer.include_dirs(tg.isa) if layer == "kernel" else ()
+        for b in range(0, len(texts), 48):
+            pre.append(pool.submit(comp.prefetch, argv + flags, objdump, texts[b:b + 48], head,
+                                   os.path.join(work, "batch-%d-%d" % (ci, b)), extra))
+    for fu in concurrent.futures.as_completed(pre):
+        fu.result()
+    print("katomic verify: compiled for %d configurations in %.0f s" % (len(configs), time.time() - t0), file=out,
+          flush=True)
+
     results = []
     jobs = {}
     for ci, (tg, cc, argv, objdump, layer, be) in enumerate(configs):
@@ -157,6 +180,7 @@ def main(argv=None):
         per[jobs[fu]] = fu.result()
     pool.shutdown()
 
+    shutil.rmtree(work, ignore_errors=True)
     doc = _document(a, tests, src, configs, per, notes, herd7, lkmm, time.time() - t0, H, comp)
     _print(doc, out, a.verbose)
     if a.out:

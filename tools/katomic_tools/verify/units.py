@@ -2,9 +2,11 @@
 a kv-head.h per target and mutation, compiled and disassembled, cached by
 the hash of everything the compiler reads."""
 import hashlib
+import re
 import os
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 
 from ..common import paths
@@ -87,7 +89,8 @@ def objdump_for(target):
 def head_text(target, layer, mutation, include_dir):
     """kv-head.h: the layer's headers, the kernel's types, where observed registers go."""
     isa = isas.ISAS[target.isa]
-    lines = ["/* katomic verify: kv-head.h for %s, layer %s, mutation %s */" % (target.name, layer, mutation or "none")]
+    lines = ["/* katomic verify: kv-head.h for %s, layer %s, mutation %s */" % (target.name, layer, mutation or "none"),
+             "#ifndef KV_HEAD_H", "#define KV_HEAD_H"]
     lines += ["#include <stdint.h>", "#include <stddef.h>"]
     if layer == "lib":
         lines.append("#include <katomic/katomic.h>")
@@ -117,7 +120,7 @@ def head_text(target, layer, mutation, include_dir):
         outs = [r for r in out_regs_order(isa) if r not in args]
         for k, r in enumerate(outs):
             lines.append('#define KV_REG_%d_%d "%s"' % (np, k, r))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n#endif\n"
 
 
 def out_regs_order(isa):
@@ -171,10 +174,57 @@ class Compiler:
             self._ver[argv0] = subprocess.run([argv0, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
         return self._ver[argv0]
 
+    def _key(self, argv, objdump, unit_text, head, extra_includes):
+        return hashlib.sha256("\0".join([self.version(argv[0])] + argv + list(extra_includes) +
+                                        [objdump, unit_text, head, self._headers_hash()]).encode()).hexdigest()
+
+    def _cmd(self, argv, workdir, extra_includes, src, obj):
+        cmd = argv + ["-std=gnu11", "-O2", "-w", "-c", "-fno-stack-protector", "-fno-asynchronous-unwind-tables",
+                      "-I", workdir, "-I", self.include_dir]
+        return cmd + sum([["-I", e] for e in list(extra_includes) + self.extra], []) + [src, "-o", obj]
+
+    def _store(self, key, text):
+        cpath = os.path.join(self.cache, key[:2], key + ".dis")
+        os.makedirs(os.path.dirname(cpath), exist_ok=True)
+        tmp = "%s.%d.%d.tmp" % (cpath, os.getpid(), threading.get_ident())
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, cpath)
+
+    def prefetch(self, argv, objdump, units, head, workdir, extra_includes=(), chunk=48):
+        """Compile the units not in the cache BATCH at a time in one translation unit each (the
+        header's parse is most of a compile): each test's functions P<n> renamed kvt<k>_P<n>, the
+        disassembly split back per test and cached as if compiled alone.  A batch that does not
+        compile is left to disassemble(), test by test, which names the culprit."""
+        todo = []
+        for text in units:
+            key = self._key(argv, objdump, text, head, extra_includes)
+            if not os.path.isfile(os.path.join(self.cache, key[:2], key + ".dis")):
+                todo.append((key, text))
+        for b in range(0, len(todo), chunk):
+            batch = todo[b:b + chunk]
+            os.makedirs(workdir, exist_ok=True)
+            with open(os.path.join(workdir, "kv-head.h"), "w") as f:
+                f.write(head)
+            src, obj = os.path.join(workdir, "batch.c"), os.path.join(workdir, "batch.o")
+            with open(src, "w") as f:
+                for k, (_, text) in enumerate(batch):
+                    f.write("".join("#define P%d kvt%d_P%d\n" % (n, k, n) for n in range(32)))
+                    f.write(text)
+                    f.write("".join("#undef P%d\n" % n for n in range(32)))
+            if subprocess.run(self._cmd(argv, workdir, extra_includes, src, obj), capture_output=True).returncode:
+                continue
+            d = subprocess.run([objdump, "-dr", "--no-show-raw-insn", obj], capture_output=True, text=True)
+            if d.returncode:
+                continue
+            per = _split_batch(d.stdout)
+            self.runs += 1
+            for k, (key, _) in enumerate(batch):
+                self._store(key, per.get(k, ""))
+
     def disassemble(self, argv, objdump, unit_text, head, workdir, extra_includes=()):
         """objdump -dr text of the unit compiled with argv at -O2, or raises RuntimeError(message)."""
-        key = hashlib.sha256("\0".join([self.version(argv[0])] + argv + list(extra_includes) + [objdump, unit_text, head,
-                                                                          self._headers_hash()]).encode()).hexdigest()
+        key = self._key(argv, objdump, unit_text, head, extra_includes)
         cpath = os.path.join(self.cache, key[:2], key + ".dis")
         if os.path.isfile(cpath):
             self.hits += 1
@@ -187,22 +237,38 @@ class Compiler:
             f.write(head)
         with open(src, "w") as f:
             f.write(unit_text)
-        cmd = argv + ["-std=gnu11", "-O2", "-w", "-c", "-fno-stack-protector", "-fno-asynchronous-unwind-tables",
-                      "-I", workdir, "-I", self.include_dir]
-        cmd += sum([["-I", e] for e in list(extra_includes) + self.extra], []) + [src, "-o", obj]
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = subprocess.run(self._cmd(argv, workdir, extra_includes, src, obj), capture_output=True, text=True)
         if p.returncode:
             msg = [ln for ln in p.stderr.splitlines() if "error" in ln] or p.stderr.splitlines() or ["failed"]
             raise RuntimeError("does not compile: %s" % msg[0][:240])
         d = subprocess.run([objdump, "-dr", "--no-show-raw-insn", obj], capture_output=True, text=True)
         if d.returncode:
             raise RuntimeError("%s failed: %s" % (objdump, d.stderr.strip()[:200]))
-        os.makedirs(os.path.dirname(cpath), exist_ok=True)
-        tmp = "%s.%d.tmp" % (cpath, os.getpid())
-        with open(tmp, "w") as f:
-            f.write(d.stdout)
-        os.replace(tmp, cpath)
+        self._store(key, d.stdout)
         return d.stdout
+
+
+_BATCH_FUNC = re.compile(r"^([0-9a-f]+) <kvt(\d+)_(P\d+)>:$")
+
+
+def _split_batch(text):
+    """{test index: objdump text of its functions, named P<n> again} from a batch's objdump."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = _BATCH_FUNC.match(line)
+        if m:
+            cur = int(m.group(2))
+            out.setdefault(cur, []).append("%s <%s>:" % (m.group(1), m.group(3)))
+            continue
+        if re.match(r"^[0-9a-f]+ <", line) and not re.match(r"^[0-9a-f]+ <\.L", line):
+            cur = None                  # another function (a helper of the headers)
+            continue
+        if line.startswith("Disassembly of section"):
+            cur = None
+            continue
+        if cur is not None:
+            out[cur].append(re.sub(r"<kvt\d+_(P\d+)", r"<\1", line))
+    return {k: "\n".join(v) + "\n" for k, v in out.items()}
 
 
 def default_sources():
