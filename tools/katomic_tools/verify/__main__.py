@@ -42,7 +42,7 @@ def main(argv=None):
                     help="targets, comma-separated: %s" % ", ".join(t.name for t in units.TARGETS))
     ap.add_argument("--cc", default="gcc,clang", help="compilers: gcc and/or clang[-N] (default gcc,clang)")
     ap.add_argument("--layer", default="lib", help="lib (include/katomic), kernel (the C11 kernel layer), or both")
-    ap.add_argument("--backend", default="c11", help="c11, asm (x86-64 only) or both (default c11)")
+    ap.add_argument("--backend", default="both", help="c11, asm (the x86-64 reference, library layer only) or both (default)")
     ap.add_argument("--mutate", default=None, help="build with a weakened mapping: %s" % ", ".join(units.MUTATIONS))
     ap.add_argument("--herd7", default=None, help="the herd7 binary (default: $HERD7, PATH, ../shared/tools/herdtools7)")
     ap.add_argument("--lkmm", default=None, help="a kernel's tools/memory-model (default: from linux-source-6.12)")
