@@ -8,7 +8,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 VERIFY=${VERIFY:-sh tools/verify/verify.sh}
-CCS=${VERIFY_CCS:-gcc,clang}
+# gcc and the newest clang installed (clang-19 in CI), else clang
+CCS=${VERIFY_CCS:-gcc,$(command -v clang-19 >/dev/null 2>&1 && echo clang-19 || echo clang)}
 fail=0
 
 python3 tests/verify/test-translate.py || fail=1
@@ -25,8 +26,8 @@ rm -f "${TMPDIR:-/tmp}/kv-probe.$$"
 
 echo "== katomic verify: the kernel's litmus tests and tests/litmus, every target, $CCS, library layer"
 $VERIFY --cc "$CCS" --out "${VERIFY_OUT:-build/verify}" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
-echo "== katomic verify: the kernel's litmus tests, the kernel's C11 layer (x86-64, arm64, riscv64), gcc"
-$VERIFY --cc gcc --layer kernel --out "${VERIFY_OUT:-build/verify}-kernel" \
+echo "== katomic verify: the kernel's litmus tests, the kernel's C11 layer (x86-64, arm64, riscv64), $CCS"
+$VERIFY --cc "$CCS" --layer kernel --out "${VERIFY_OUT:-build/verify}-kernel" \
 	build/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
 
 # name=mutation targets tests: each target must report each test WEAKER

@@ -140,6 +140,16 @@ ppc = isas.ISAS["ppc64le"]
 i = listing.parse(objdump({"P0": [(0, "lwarx   r9,0,r3"), (4, "bne-    0 <P0>"), (8, "blr")]}))["P0"]
 ok(ppc.render(i[0], lambda a: "L")[0] == "lwarx r9,r0,r3", "ppc: RA=0 is written r0 (herd7 reads it as 0)")
 
+# riscv: clang leaves a branch to a local label to the linker (offset 0 in the object, objdump shows the
+# branch itself as its target): the relocation must give the target, or a forward branch reads as a loop
+rvtext = ("0000000000000000 <P0>:\n 0:\tlw\ta4,0(a0)\n 4:\tbne\ta4,a0,0x4 <P0+0x4>\n"
+          "\t\t\t4: R_RISCV_BRANCH\t.LBB0_2\n 8:\tsw\ta0,0(a1)\n\n000000000000000c <.LBB0_2>:\n c:\tret\n\n")
+i = listing.parse(rvtext)["P0"]
+ok(rv.branch(i[1])[0] == 0xc, "riscv: a branch's target from its relocation to a local label")
+t4 = dict(t2, threads=[{"id": 0, "args": ["x", "y"], "observed": []}], observed=[], cond="(x=0)")
+text, _, _ = translate.litmus(rv, t4, listing.parse(rvtext), {0: []})
+ok("bne x14,x10,L0_c" in text and "Lfail" not in text, "riscv: that forward branch stays a forward branch")
+
 # ---- with herd7: the pipeline must be able to fail
 try:
     h7, lib = herd.find_herd()

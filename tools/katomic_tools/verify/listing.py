@@ -18,6 +18,7 @@ class Insn:
     ops: list                 # operand strings, as objdump wrote them
     text: str                 # the whole instruction as objdump wrote it
     symbol: str = None        # a relocation on it: the symbol it names (calls)
+    reloc: str = None         # that relocation's type
     notes: list = field(default_factory=list)
 
 
@@ -50,14 +51,16 @@ def _strip_comment(text):
 
 def parse(text):
     """{function name: [Insn]} for the P<n> functions of objdump -dr output."""
-    funcs, cur, last = {}, None, None
+    funcs, cur, last, labels = {}, None, None, {}
     for line in text.splitlines():
         m = _FUNC.match(line)
         if m:
             cur = last = funcs.setdefault(m.group(2), [])
             continue
-        if _LOCAL.match(line):
+        lm = _LOCAL.match(line)
+        if lm:
             cur = last                  # the same function goes on
+            labels[lm.group(2)] = int(lm.group(1), 16)
             continue
         if re.match(r"^[0-9a-f]+ <", line):
             cur = last = None           # another function
@@ -69,6 +72,7 @@ def parse(text):
             continue
         r = _RELOC.match(line)
         if r and cur and "RELAX" not in r.group(2) and cur[-1].symbol is None:
+            cur[-1].reloc = r.group(2)
             cur[-1].symbol = r.group(3).split("+")[0].split("-")[0]
             continue
         m = _INSN.match(line)
@@ -99,4 +103,10 @@ def parse(text):
             ins.symbol = cur[-1].symbol
             cur[-1].mnem, cur[-1].ops = "nop", []
         cur.append(ins)
+    # riscv: a branch to a local label is left to the linker (relaxation): its encoded offset is
+    # 0 in the object, so objdump shows it branching to itself; the relocation names the target
+    for insns in funcs.values():
+        for i in insns:
+            if i.reloc and re.match(r"R_RISCV_(RVC_)?(BRANCH|JAL|JUMP)$", i.reloc) and i.symbol in labels and i.ops:
+                i.ops[-1] = "0x%x" % labels[i.symbol]
     return funcs
