@@ -96,6 +96,8 @@ def main(argv=None):
     work = os.path.join(cache, "units-%d" % os.getpid())
     litmus_bin = _litmus_binary()
     tests_json, emit_err = units.emit(sources, work, litmus_bin)
+    for line in emit_err.splitlines():
+        print("katomic verify: %s" % line, file=sys.stderr)     # a malformed file: its one-line error
     with open(tests_json) as f:
         tests = json.load(f)
     for t in tests:
@@ -167,7 +169,6 @@ def main(argv=None):
     print("katomic verify: compiled for %d configurations in %.0f s" % (len(configs), time.time() - t0), file=out,
           flush=True)
 
-    results = []
     jobs = {}
     for ci, (tg, cc, argv, objdump, layer, be) in enumerate(configs):
         for k, t in enumerate(tests):
@@ -177,7 +178,12 @@ def main(argv=None):
                              os.path.join(work, "c%d-%d" % (ci, k)))] = (ci, k)
     per = {}
     for fu in concurrent.futures.as_completed(jobs):
-        per[jobs[fu]] = fu.result()
+        ci, k = jobs[fu]
+        try:
+            per[(ci, k)] = fu.result()
+        except Exception as e:     # the verifier's own fault: counted as an error, never a pass
+            per[(ci, k)] = {"name": tests[k]["name"], "path": tests[k]["path"], "verdict": "not judged",
+                            "reason": "verifier error: %s: %s" % (type(e).__name__, e), "error": True}
     pool.shutdown()
 
     shutil.rmtree(work, ignore_errors=True)
@@ -362,6 +368,7 @@ def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
         tot["dependency_folded"] += c["dependency_folded"]
         tot["judged"] += c["judged"]
         tot["not_judged"] += c["not_judged"]
+        tot["error"] += sum(1 for r in rows if r.pop("error", False))
         tot["stronger"] += c["stronger"]
     return {"schema": "katomic-verify", "version": 1, "tool": "katomic verify", "herd7": herdmod.version(herd7), "lkmm": lkmm,
             "mutation": a.mutate, "tests": len(tests), "configs": cfgs, "notes": notes, "totals": tot,

@@ -9,7 +9,6 @@ import subprocess
 import threading
 from dataclasses import dataclass
 
-from ..common import paths
 from . import isa as isas
 from . import kernel_layer
 
@@ -269,8 +268,3 @@ def _split_batch(text):
         if cur is not None:
             out[cur].append(re.sub(r"<kvt\d+_(P\d+)", r"<\1", line))
     return {k: "\n".join(v) + "\n" for k, v in out.items()}
-
-
-def default_sources():
-    """The kernel's own litmus tests (from linux-source-6.12, extracted) and tests/litmus."""
-    return [os.path.join(paths.root(), "tests", "litmus")]
