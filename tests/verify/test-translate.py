@@ -9,18 +9,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 
+from katomic_tools.common.tap import Tap  # noqa: E402
 from katomic_tools.verify import herd, isa as isas, listing, translate  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def ok(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", n, what))
+tap = Tap()
+ok = tap.check
 
 
 def objdump(funcs):
@@ -167,6 +160,4 @@ if h7:
     res = H.run(a64_litmus(listing.parse(objdump(llsc)))[0] if False else
                 translate.litmus(A64, t2, listing.parse(objdump(llsc)), {0: ["x9"]})[0], source=False)
     ok("states" in res and res["states"] and not res.get("unrolled"), "herd7 takes a filtered retry loop without unrolling")
-print("1..%d" % n)
-print("%d passed, %d failed" % (n - failed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(tap.summary())
