@@ -74,6 +74,46 @@ class AArch64(Isa):
             return "plain"
         return None
 
+    def stack(self, i, slots):
+        """herd lines for an instruction that touches the stack (sp or x29), None if it does not."""
+        ops, m = i.ops, i.mnem
+        words = [o.strip("[]!") for o in ops]
+        if not any(w in ("sp", "x29") or re.match(r"^\[(sp|x29)\b", o) for w, o in zip(words, ops)):
+            return None
+        if m in ("mov", "add", "sub") and ops[0] in ("sp", "x29") and (len(ops) < 3 or ops[1] in ("sp", "x29")):
+            return []                   # the frame: its size, its pointer
+        mem = None
+        if m in ("str", "ldr", "stp", "ldp", "strb", "ldrb", "strh", "ldrh", "stur", "ldur"):
+            for k, o in enumerate(ops):
+                mm = re.match(r"^\[(sp|x29)(?:, #(-?(?:0x)?[0-9a-f]+))?\](!?)$", o)
+                if mm:
+                    mem = (k, int(mm.group(2) or "0", 0))
+                    break
+        if mem is None:
+            raise NotTaken("a stack access herd7 cannot follow: %s" % i.text)
+        k, off = mem
+        regs = ops[:k]
+        out = []
+        size = 8 if regs[0].startswith("x") else 4
+        for n, r in enumerate(regs):
+            if r in ("x29", "x30"):
+                continue                # the frame record: never a value of the test's
+            slot = slots.get(off + n * size)
+            sreg = ("w" if r.startswith("w") else "x") + slot[1:]
+            if m.startswith("st"):
+                out.append(self._mov(sreg, r))
+            else:
+                out.append(self._mov(r, sreg))
+        return out
+
+    def _mov(self, dst, src):
+        if src in ("xzr", "wzr"):
+            return "MOV %s,#0" % self.render_reg(dst)
+        return "MOV %s,%s" % (self.render_reg(dst), self.render_reg(src))
+
+    def render_reg(self, r):
+        return re.sub(r"\b([wx])(\d+|zr)\b", lambda m: m.group(1).upper() + m.group(2).upper(), r)
+
     # byte and halfword forms of the memory instructions: their 32-bit form is the same mnemonic without b/h
     _SUBWORD = re.compile(r"^(ldrb|ldrh|strb|strh|ldarb|ldarh|stlrb|stlrh|ldxrb|ldxrh|ldaxrb|ldaxrh|stxrb|stxrh|"
                           r"stlxrb|stlxrh|cas[al]*[bh]|swp[al]*[bh]|ld(add|clr|set|eor)[al]*[bh]|"
