@@ -124,25 +124,59 @@ int __ka_nanosleep(const struct timespec *__req, struct timespec *__rem) __asm__
 #define __KA_YIELD_NEW_WAIT	__KA_CLOCK_US(100)	/* no yield for this long: a new wait */
 #define __KA_YIELD_NAP_AFTER	__KA_CLOCK_US(50)	/* yields back at once this long: nap */
 #define __KA_YIELD_SHARED	__KA_CLOCK_US(16000)	/* a yield switched this recently: the CPU is shared */
-static __attribute__((__unused__, __noinline__, __cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
+/*
+ * The waiters' thread-local state, one per thread and module (__KA_ONCE_TBSS,
+ * defined by the functions that use it): __ka_spin_yield's and spinlock_t's.
+ */
+struct __ka_tls_v2 {
+	unsigned long long yield_since;		/* since when the yields came straight back */
+	unsigned long long yield_last;		/* the last yield */
+	unsigned long long yield_switched;	/* the last one that switched */
+	unsigned long long spin_queued_at, spin_hot_last, spin_turn_start, spin_turn_window;
+	void *spin_turn_lock;
+	unsigned spin_streak, spin_turn_takes, spin_hint;
+	unsigned short spin_turn_id;
+	bool spin_turn_slow;
+};
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__ELF__)
+extern __thread struct __ka_tls_v2 __ka_tls_v2 __attribute__((__visibility__("hidden")));
+#define __ka_tls_define() __KA_ONCE_TBSS("__ka_tls_v2", sizeof(struct __ka_tls_v2), __alignof__(struct __ka_tls_v2))
+#else
+__attribute__((__weak__, __visibility__("hidden"))) __thread struct __ka_tls_v2 __ka_tls_v2;
+#define __ka_tls_define() ((void)0)
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+__KA_ONCE_BEGIN
+static inline __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void) __asm__("__ka_spin_yield_v2");
+__KA_ONCE_FN("__ka_spin_yield_v2") __attribute__((__cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
 {
-	/* Since when the yields came straight back; the last yield; the last one that switched. */
-	static __thread unsigned long long since, last, switched;
-	unsigned long long t0 = __ka_spin_clock(), t1;
+	struct __ka_tls_v2 *tls = &__ka_tls_v2;
+	unsigned long long t0, t1;
+
+	__KA_ONCE_EXPORT("__ka_spin_yield_v2");
+	__ka_tls_define();
+	t0 = __ka_spin_clock();
 
 	__ka_sched_yield();
 	t1 = __ka_spin_clock();
 	if (t1 - t0 >= __KA_YIELD_SWITCHED) {
-		since = switched = t1;
-	} else if (t0 - last >= __KA_YIELD_NEW_WAIT) {
-		since = t1;
-	} else if (t1 - since >= __KA_YIELD_NAP_AFTER && t1 - switched < __KA_YIELD_SHARED) {
+		tls->yield_since = tls->yield_switched = t1;
+	} else if (t0 - tls->yield_last >= __KA_YIELD_NEW_WAIT) {
+		tls->yield_since = t1;
+	} else if (t1 - tls->yield_since >= __KA_YIELD_NAP_AFTER && t1 - tls->yield_switched < __KA_YIELD_SHARED) {
 		__ka_spin_nap_short();
-		since = t1 = __ka_spin_clock();
+		tls->yield_since = t1 = __ka_spin_clock();
 	}
-	last = t1;
+	tls->yield_last = t1;
 	return __KA_SPIN_BEFORE_YIELD;
 }
+__KA_ONCE_END
 
 /* One poll's wait: count starts at __KA_SPIN_BEFORE_YIELD. */
 #define __ka_spin_wait(count) do {						\
