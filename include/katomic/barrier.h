@@ -120,6 +120,9 @@ int __ka_nanosleep(const struct timespec *__req, struct timespec *__rem) __asm__
  * as the hand-off.  A no-op yield thus costs at most that bound and a nap
  * per hand-off, not a time slice.
  */
+#ifndef __KA_WAIT_STAT
+#define __KA_WAIT_STAT(what) ((void)0)	/* a test's event counter */
+#endif
 #define __KA_YIELD_SWITCHED	__KA_CLOCK_US(2)	/* a yield this long ran another thread */
 #define __KA_YIELD_NEW_WAIT	__KA_CLOCK_US(100)	/* no yield for this long: a new wait */
 #define __KA_YIELD_NAP_AFTER	__KA_CLOCK_US(50)	/* yields back at once this long: nap */
@@ -165,11 +168,14 @@ __KA_ONCE_FN("__ka_spin_yield_v2") __attribute__((__cold__)) __KA_COLD_CALL_ABI 
 
 	__ka_sched_yield();
 	t1 = __ka_spin_clock();
+	__KA_WAIT_STAT(yield);
 	if (t1 - t0 >= __KA_YIELD_SWITCHED) {
+		__KA_WAIT_STAT(yield_switched);
 		tls->yield_since = tls->yield_switched = t1;
 	} else if (t0 - tls->yield_last >= __KA_YIELD_NEW_WAIT) {
 		tls->yield_since = t1;
 	} else if (t1 - tls->yield_since >= __KA_YIELD_NAP_AFTER && t1 - tls->yield_switched < __KA_YIELD_SHARED) {
+		__KA_WAIT_STAT(nap);
 		__ka_spin_nap_short();
 		tls->yield_since = t1 = __ka_spin_clock();
 	}

@@ -28,6 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Event counts of katomic's waiting (barrier.h's __KA_WAIT_STAT hook). */
+static long kl_ev_yield, kl_ev_yield_switched, kl_ev_nap;
+#define __KA_WAIT_STAT(what) ((void)__atomic_fetch_add(&kl_ev_##what, 1, __ATOMIC_RELAXED))
+
 #include "kernel-locks-shim.h"
 #include <asm-generic/qspinlock.h>
 #include "kernel/locking/qspinlock.c"
@@ -83,6 +87,22 @@ static struct {
 } __attribute__((__aligned__(64))) prot;
 static long bad;
 static pthread_barrier_t start;
+/*
+ * Hand-offs that waited for the scheduler: the lock sat free (released, not
+ * yet taken) over 1 ms, i.e. the next owner was not running.
+ */
+static unsigned long long released_ns;
+static long slow_handoffs;
+static unsigned long long slow_handoff_ns, max_handoff_ns;
+static int pin_spec[NR_CPUS], pin_n = -1;	/* -1: thread i on CPU i mod CPUS; 0: unpinned */
+
+static unsigned long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}
 
 /* ~20 dependent instructions the compiler cannot fold. */
 static inline unsigned long work20(unsigned long x)
@@ -105,9 +125,11 @@ static void *worker(void *arg)
 	long i;
 
 	kl_cpu = me;
-	CPU_ZERO(&set);
-	CPU_SET(cpu_list[me % ncpus_used], &set);
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (pin_n) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu_list[pin_n < 0 ? me % ncpus_used : pin_spec[me % pin_n] % ncpus_used], &set);
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 	pthread_barrier_wait(&start);	/* all pinned: they contend from the first lock */
 	for (i = 0; i < acquisitions; i++) {
 		switch (which) {
@@ -115,11 +137,22 @@ static void *worker(void *arg)
 		case MCS: mcs_spin_lock(&mcs_lock, &node); break;
 		default: while (!osq_lock(&osq)) ; break;
 		}
+		if (prot.count) {
+			unsigned long long gap = now_ns() - released_ns;
+
+			if (gap > 1000000) {
+				slow_handoffs++;
+				slow_handoff_ns += gap;
+			}
+			if (gap > max_handoff_ns)
+				max_handoff_ns = gap;
+		}
 		prot.owner = me;
 		prot.work = work20(prot.work);
 		prot.count++;
 		if (prot.owner != me)
 			__atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
+		released_ns = now_ns();
 		switch (which) {
 		case QSPINLOCK: queued_spin_unlock(&qlock); break;
 		case MCS: mcs_spin_unlock(&mcs_lock, &node); break;
@@ -138,8 +171,9 @@ int main(int argc, char **argv)
 	int i, c, want_cpus;
 	double secs;
 
-	if (argc < 3 || argc > 5) {
-		fprintf(stderr, "usage: kernel-locks qspinlock|mcs|osq THREADS [ACQUISITIONS [CPUS]]\n");
+	if (argc < 3 || argc > 6) {
+		fprintf(stderr, "usage: kernel-locks qspinlock|mcs|osq THREADS [ACQUISITIONS [CPUS [PIN]]]\n"
+			"  PIN: each thread's CPU, cycled (0,0,1: two on the first, one on the second), or - (unpinned)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "qspinlock"))
@@ -155,6 +189,20 @@ int main(int argc, char **argv)
 	nthreads = atoi(argv[2]);
 	acquisitions = argc > 3 ? atol(argv[3]) : 2000;
 	want_cpus = argc > 4 ? atoi(argv[4]) : 2;
+	if (argc > 5) {
+		char *p = argv[5];
+
+		pin_n = 0;
+		while (strcmp(argv[5], "-") && *p && pin_n < NR_CPUS) {
+			pin_spec[pin_n++] = (int)strtol(p, &p, 10);
+			if (*p == ',')
+				p++;
+			else if (*p) {
+				fprintf(stderr, "kernel-locks: bad PIN '%s'\n", argv[5]);
+				return 2;
+			}
+		}
+	}
 	if (nthreads < 1 || nthreads > NR_CPUS || acquisitions < 1 || want_cpus < 1) {
 		fprintf(stderr, "kernel-locks: THREADS must be 1-%d, ACQUISITIONS and CPUS at least 1\n", NR_CPUS);
 		return 2;
@@ -180,7 +228,10 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 
-	printf("kernel-locks: %s threads=%d cpus=%d acquisitions=%ld count=%ld bad=%ld warnings=%ld seconds=%.3f\n",
-	       argv[1], nthreads, ncpus_used, acquisitions * nthreads, prot.count, bad, warnings, secs);
+	printf("kernel-locks: %s threads=%d cpus=%d acquisitions=%ld count=%ld bad=%ld warnings=%ld seconds=%.3f "
+	       "slow_handoffs=%ld slow_handoff_s=%.3f max_handoff_ms=%.1f yields=%ld yields_switched=%ld naps=%ld\n",
+	       argv[1], nthreads, ncpus_used, acquisitions * nthreads, prot.count, bad, warnings, secs,
+	       slow_handoffs, (double)slow_handoff_ns * 1e-9, (double)max_handoff_ns * 1e-6,
+	       kl_ev_yield, kl_ev_yield_switched, kl_ev_nap);
 	return prot.count == acquisitions * nthreads && !bad && !warnings && !atomic_read(&qlock.val) ? 0 : 1;
 }
