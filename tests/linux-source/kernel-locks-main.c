@@ -8,15 +8,22 @@
  * atomic_cond_read_*(), katomic's (or, built with -DKL_PLAIN_SPIN, plain
  * pause loops that never yield: the reference).
  *
- * Usage: kernel-locks LOCK THREADS [ACQUISITIONS [CPUS]]
+ * Usage: kernel-locks LOCK THREADS [ACQUISITIONS [CPUS [PIN]]]
  *   LOCK  qspinlock | mcs | osq
  * THREADS threads ("CPUs" to the lock code) each take the lock ACQUISITIONS
  * times (default 2000): a critical section of ~20 dependent instructions on
- * plain shared data, then ~20 of private work.  Thread i is pinned to the
- * (i mod CPUS)-th CPU this process may use (CPUS default 2), so 3 threads
- * on 2 CPUs put two on one CPU.  Checks mutual exclusion (the count of the
+ * plain shared data, then ~20 of private work (KL_WORK=N in the environment:
+ * 2N each).  Thread i is pinned to the (i mod CPUS)-th CPU this process may
+ * use (CPUS default 2), so 3 threads on 2 CPUs put two on one CPU; PIN
+ * instead gives each thread's CPU index, cycled (0,0,1: two on the first
+ * CPU, one on the second; 0,0,0,1; 0: all on one), or "-": unpinned.
+ * KL_HOG=i adds a thread that only computes, pinned to the i-th CPU (another
+ * process sharing that CPU).  Checks mutual exclusion (the count of the
  * plain increments and the owner seen inside) and prints one line:
  *   kernel-locks: LOCK threads=T cpus=C acquisitions=N count=N bad=0 seconds=S
+ *     slow_handoffs=H slow_handoff_s=S max_handoff_ms=M yields=Y yields_switched=W naps=P
+ * (hand-offs where the lock sat free over 1 ms: the next owner was not
+ * running; katomic's yields, those that ran another thread, and naps);
  * exit 0 when exact, 1 when not, 2 on bad arguments.
  */
 #define _GNU_SOURCE
@@ -104,12 +111,17 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
 }
 
-/* ~20 dependent instructions the compiler cannot fold. */
+/*
+ * ~20 dependent instructions the compiler cannot fold (KL_WORK=N in the
+ * environment: 2N, for longer critical and parallel sections).
+ */
+static int work_iters = 10;
+
 static inline unsigned long work20(unsigned long x)
 {
 	int i;
 
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < work_iters; i++) {
 		x = x * 3 + 1;
 		__asm__ __volatile__("" : "+r"(x));
 	}
@@ -163,8 +175,27 @@ static void *worker(void *arg)
 	return (void *)priv;
 }
 
+/* KL_HOG=i: a thread that only computes, pinned to the i-th CPU, until the workers are done. */
+static volatile int hog_stop;
+
+static void *hog(void *arg)
+{
+	cpu_set_t set;
+	unsigned long x = 1;
+
+	CPU_ZERO(&set);
+	CPU_SET((int)(long)arg, &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (!hog_stop)
+		x = work20(x);
+	return (void *)x;
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t hog_thread;
+	int hogging = 0;
+
 	pthread_t t[NR_CPUS];
 	cpu_set_t allowed;
 	struct timespec t0, t1;
@@ -186,6 +217,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kernel-locks: unknown lock '%s' (qspinlock, mcs or osq)\n", argv[1]);
 		return 2;
 	}
+	if (getenv("KL_WORK"))
+		work_iters = atoi(getenv("KL_WORK"));
 	nthreads = atoi(argv[2]);
 	acquisitions = argc > 3 ? atol(argv[3]) : 2000;
 	want_cpus = argc > 4 ? atoi(argv[4]) : 2;
@@ -215,6 +248,9 @@ int main(int argc, char **argv)
 		if (CPU_ISSET(c, &allowed))
 			cpu_list[ncpus_used++] = c;
 	percpu_setup(nthreads);
+	if (getenv("KL_HOG") && !pthread_create(&hog_thread, NULL, hog,
+						(void *)(long)cpu_list[atoi(getenv("KL_HOG")) % ncpus_used]))
+		hogging = 1;
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
 	for (i = 0; i < nthreads; i++)
 		if (pthread_create(&t[i], NULL, worker, (void *)(long)i)) {
@@ -226,6 +262,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (hogging) {
+		hog_stop = 1;
+		pthread_join(hog_thread, NULL);
+	}
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 
 	printf("kernel-locks: %s threads=%d cpus=%d acquisitions=%ld count=%ld bad=%ld warnings=%ld seconds=%.3f "
