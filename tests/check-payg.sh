@@ -2,10 +2,10 @@
 # make check-payg: pay only for what you use (issue 34).  With each compiler
 # (C: gcc clang; C++: g++ clang++) at -O0, -O2 and -Os:
 #   1. tests/payg/none.c, which uses atomics but never locks, waits or
-#      saturates a refcount, built with <katomic/atomic.h> and with
+#      saturates a refcount, built (each backend) with <katomic/atomic.h> and with
 #      <katomic/katomic.h>: the same text (within 16 bytes, `size`), the same
 #      data and bss, the same undefined symbols (`nm -u`);
-#   2. tests/payg/lock.c (locks, waits, uses a refcount) built as one and as
+#   2. tests/payg/lock.c (locks, waits, uses a refcount; C11 backend) built as one and as
 #      two objects of one program: the second object adds its own function
 #      (user1, and main's second call) to .text and nothing else: no second
 #      copy of the out-of-line machinery (within 32 bytes of alignment), and
@@ -29,13 +29,15 @@ for cc in $ccs; do
 	for o in -O0 -O2 -Os; do
 		d=$tmp/$cc$o; mkdir -p "$d"
 		cflags="$o -Wall -Wextra ${WERROR:-} -I$inc"
-		# 1. nothing used
+		# 1. nothing used (every backend)
+		for b in $backends; do
+		bflag=; [ "$b" = asm ] && bflag=-DKATOMIC_BACKEND_ASM
 		built=1
 		for h in atomic katomic; do
 			# shellcheck disable=SC2086
-			$cc $lang $cflags "-DHDR=<katomic/$h.h>" -o "$d/none-$h" tests/payg/none.c 2>"$d/err-$h" || built=0
+			$cc $lang $cflags $bflag "-DHDR=<katomic/$h.h>" -o "$d/none-$h" tests/payg/none.c 2>"$d/err-$h" || built=0
 		done
-		label="$what $cc $o: katomic.h without locks costs what atomic.h does"
+		label="$what $cc $o $b: katomic.h without locks costs what atomic.h does"
 		if [ $built = 0 ]; then
 			notok "$label: does not build"; sed 's/^/# /' "$d"/err-*; continue
 		fi
@@ -52,7 +54,9 @@ for cc in $ccs; do
 			echo "#   katomic.h: text $kt data $kd bss $kb"
 			[ "$uk" = "$ua" ] || { echo "#   nm -u atomic.h:  $ua"; echo "#   nm -u katomic.h: $uk"; }
 		fi
-		# 2. one copy per program
+		done
+		# 2. one copy per program (the C11 backend: with the asm backend every object
+		#    keeps its copy, compiler.h's __KA_ONCE_SECTION says why)
 		label="$what $cc $o: a second object that locks adds its own code only"
 		# shellcheck disable=SC2086
 		if ! $cc $lang $cflags -DNAME=user0 -c -o "$d/u0.o" tests/payg/lock.c 2>"$d/err" ||

@@ -52,7 +52,17 @@
  * body says so, hence the attributes on the definition only.
  */
 #if defined(__ELF__)
+/*
+ * Not with the x86-64 asm backend: its lock prefixes are recorded in
+ * __ka_smp_locks (<katomic/up.h>), and a record of a discarded copy would
+ * point into a discarded section (a link error).  There every object that
+ * calls a helper keeps its copy in .text; the calls still reach one.
+ */
+#if defined(KATOMIC_BACKEND_ASM) && defined(__x86_64__)
+#define __KA_ONCE_SECTION(sym)
+#else
 #define __KA_ONCE_SECTION(sym)	__section__(".gnu.linkonce.t." sym),
+#endif
 #define __KA_ONCE_EXPORT(sym)	__asm__(".weak " sym "\n\t.hidden " sym)
 /*
  * Zeroed data of such functions, size bytes (a constant), once per module:
