@@ -73,7 +73,7 @@ static struct {
 static long acquisitions, bad;
 static int cpus[2], pin[4], nthreads, hog_on;
 static pthread_barrier_t start;
-static volatile int hog_stop;
+static atomic_t finished, hog_stop;	/* atomics: ThreadSanitizer checks this test too */
 
 static unsigned long work(unsigned long x)
 {
@@ -105,6 +105,7 @@ static void *worker(void *arg)
 		mcs_unlock(&tail, &node);
 		priv = work(priv);
 	}
+	atomic_inc(&finished);
 	return (void *)priv;
 }
 
@@ -118,7 +119,7 @@ static void *hog(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(cpus[0], &set);
 	(void)sched_setaffinity(0, sizeof(set), &set);
-	while (!hog_stop)
+	while (!atomic_read(&hog_stop))
 		x = work(x);
 	return (void *)x;
 }
@@ -130,7 +131,8 @@ static double one_run(void)
 	double t0, secs;
 
 	prot.count = 0;
-	hog_stop = 0;
+	atomic_set(&finished, 0);
+	atomic_set(&hog_stop, 0);
 	if (hog_on && pthread_create(&h, NULL, hog, NULL)) {
 		printf("Bail out! pthread_create\n");
 		exit(1);
@@ -143,8 +145,8 @@ static double one_run(void)
 		}
 	t0 = stress_now();
 	pthread_barrier_wait(&start);
-	/* Wait for the count, not in join: a stalled run must not hang the test. */
-	while (READ_ONCE(prot.count) < acquisitions * nthreads) {
+	/* Wait for the workers, not in join: a stalled run must not hang the test. */
+	while (atomic_read(&finished) < nthreads) {
 		struct timespec ms = { 0, 1000000 };
 
 		if (stress_now() - t0 > DEADLINE)
@@ -156,7 +158,7 @@ static double one_run(void)
 		pthread_join(t[i], NULL);
 	pthread_barrier_destroy(&start);
 	if (hog_on) {
-		hog_stop = 1;
+		atomic_set(&hog_stop, 1);
 		pthread_join(h, NULL);
 	}
 	return secs;
