@@ -13,6 +13,11 @@ counts of each run over 0.05 s (hand-offs that waited over 1 ms, katomic's
 yields, yields that switched, naps) and their mean over the faster runs.
 A run that does not finish within TIMEOUT s counts as inf.
 """
+import re
+import statistics
+import subprocess
+import sys
+
 runs, lock, thr, pin, acq, to = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6])
 builds = sys.argv[7:]
 res = {b: [] for b in builds}
