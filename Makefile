@@ -28,7 +28,7 @@ VERSION := $(shell sed -n 's/^\#define KATOMIC_VERSION "\(.*\)"/\1/p' include/ka
 
 .PHONY: all gen gen-check check check-unit check-headers check-prefix check-install check-interop \
 	check-barrier-insns check-linux-source check-install-tools check-verify check-san check-tsan check-cross \
-	check-differential check-spinlock-dso check-up check-json check-report-rules check-kernel-boot check-link \
+	check-differential check-spinlock-dso check-payg check-up check-json check-report-rules check-kernel-boot check-link \
 	json-doc install uninstall clean help
 
 all: $(BUILD)/katomic.pc $(BUILD)/katomic
@@ -61,6 +61,7 @@ help:
 	@echo '  check-tsan        stress tests under TSan'
 	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
+	@echo '  check-payg        katomic.h costs a program that never locks what atomic.h does; lock code once per program'
 	@echo '  check-kernel      the generated kernel arch layer in user space, the kernel patch vs linux-source-6.12, bad input, the .smp_locks post-link step on synthetic kernels'
 	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
@@ -185,6 +186,9 @@ check-barrier-insns:
 check-spinlock-dso:
 	@sh tests/check-spinlock-dso.sh $(HAVE_CCS)
 
+check-payg:
+	@sh tests/check-payg.sh include $(foreach c,$(HAVE_CCS),$(c) $(if $(findstring clang,$(c)),$(subst clang,clang++,$(c)),$(subst gcc,g++,$(c))))
+
 check-install:
 	@sh tests/check-install.sh
 
@@ -193,7 +197,7 @@ check-install-tools:
 	@sh tests/check-install-tools.sh
 
 check: gen-check check-json check-report-rules check-kernel-boot check-headers check-prefix check-interop \
-	check-barrier-insns check-spinlock-dso \
+	check-barrier-insns check-spinlock-dso check-payg \
 	check-unit check-up check-differential check-san check-tsan check-install check-litmus check-bench check-verify
 	@echo 'make check: all passed'
 

@@ -120,29 +120,118 @@ int __ka_nanosleep(const struct timespec *__req, struct timespec *__rem) __asm__
  * as the hand-off.  A no-op yield thus costs at most that bound and a nap
  * per hand-off, not a time slice.
  */
+#ifndef __KA_WAIT_STAT
+#define __KA_WAIT_STAT(what) ((void)0)	/* a test's event counter */
+#endif
 #define __KA_YIELD_SWITCHED	__KA_CLOCK_US(2)	/* a yield this long ran another thread */
 #define __KA_YIELD_NEW_WAIT	__KA_CLOCK_US(100)	/* no yield for this long: a new wait */
 #define __KA_YIELD_NAP_AFTER	__KA_CLOCK_US(50)	/* yields back at once this long: nap */
 #define __KA_YIELD_SHARED	__KA_CLOCK_US(16000)	/* a yield switched this recently: the CPU is shared */
-static __attribute__((__unused__, __noinline__, __cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
+/*
+ * The waiters' thread-local state, one per thread and module (__KA_ONCE_TBSS,
+ * defined by the functions that use it): __ka_spin_yield's and spinlock_t's.
+ */
+struct __ka_tls_v2 {
+	unsigned long long yield_since;		/* since when the yields came straight back */
+	unsigned long long yield_last;		/* the last yield */
+	unsigned long long yield_switched;	/* the last one that switched */
+	unsigned long long cond_start;		/* smp_cond_load: when this wait started */
+	unsigned long long cond_last;		/* its last call of __ka_cond_yield() */
+	unsigned long long spin_queued_at, spin_hot_last, spin_turn_start, spin_turn_window;
+	void *spin_turn_lock;
+	unsigned spin_streak, spin_turn_takes, spin_hint;
+	unsigned short spin_turn_id;
+	bool spin_turn_slow;
+};
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__ELF__)
+extern __thread struct __ka_tls_v2 __ka_tls_v2 __attribute__((__visibility__("hidden")));
+#define __ka_tls_define() __KA_ONCE_TBSS("__ka_tls_v2", sizeof(struct __ka_tls_v2), __alignof__(struct __ka_tls_v2))
+#else
+__attribute__((__weak__, __visibility__("hidden"))) __thread struct __ka_tls_v2 __ka_tls_v2;
+#define __ka_tls_define() ((void)0)
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+__KA_ONCE_BEGIN
+static inline __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void) __asm__("__ka_spin_yield_v2");
+__KA_ONCE_FN("__ka_spin_yield_v2") __attribute__((__cold__)) __KA_COLD_CALL_ABI unsigned __ka_spin_yield(void)
 {
-	/* Since when the yields came straight back; the last yield; the last one that switched. */
-	static __thread unsigned long long since, last, switched;
-	unsigned long long t0 = __ka_spin_clock(), t1;
+	struct __ka_tls_v2 *tls = &__ka_tls_v2;
+	unsigned long long t0, t1;
+
+	__KA_ONCE_EXPORT("__ka_spin_yield_v2");
+	__ka_tls_define();
+	t0 = __ka_spin_clock();
 
 	__ka_sched_yield();
 	t1 = __ka_spin_clock();
+	__KA_WAIT_STAT(yield);
 	if (t1 - t0 >= __KA_YIELD_SWITCHED) {
-		since = switched = t1;
-	} else if (t0 - last >= __KA_YIELD_NEW_WAIT) {
-		since = t1;
-	} else if (t1 - since >= __KA_YIELD_NAP_AFTER && t1 - switched < __KA_YIELD_SHARED) {
+		__KA_WAIT_STAT(yield_switched);
+		tls->yield_since = tls->yield_switched = t1;
+	} else if (t0 - tls->yield_last >= __KA_YIELD_NEW_WAIT) {
+		tls->yield_since = t1;
+	} else if (t1 - tls->yield_since >= __KA_YIELD_NAP_AFTER && t1 - tls->yield_switched < __KA_YIELD_SHARED) {
+		__KA_WAIT_STAT(nap);
 		__ka_spin_nap_short();
-		since = t1 = __ka_spin_clock();
+		tls->yield_since = t1 = __ka_spin_clock();
 	}
-	last = t1;
+	tls->yield_last = t1;
 	return __KA_SPIN_BEFORE_YIELD;
 }
+__KA_ONCE_END
+
+/*
+ * The wait of smp_cond_load_*()/atomic_cond_read_*() (the kernel's own lock
+ * code waits with them): poll, and yield only once the wait has lasted
+ * __KA_COND_SPIN; never sleep.  What is awaited is another thread's store.
+ * If that thread runs on another CPU, it comes within microseconds (a
+ * critical section, a queue ahead of us) and a yield only hands this CPU to
+ * someone else: when that someone is not the awaited thread (a peer pinned
+ * to this CPU that is not the next owner, another process), this thread
+ * gets the CPU back a time slice later, and a hand-off to it waits as long.
+ * A nap is worse (issue 34: with threads pinned two to one CPU and one to
+ * the other, the kernel's qspinlock on katomic stalled in 7 of 20 runs
+ * where plain spinning stalled in 1; the slow runs made thousands of naps
+ * and ~10^5 yields that switched).  A wait that lasts __KA_COND_SPIN means
+ * the awaited thread is not running; if it waits for this CPU, only a
+ * yield lets it run, so from then on the waiter yields every
+ * __KA_SPIN_BEFORE_YIELD polls (a thread alone on a CPU then spins on: its
+ * yields come straight back).  A poll's call of the cold function below
+ * that comes over __KA_YIELD_NEW_WAIT after the last one starts a new wait.
+ */
+#ifndef __KA_COND_SPIN
+#define __KA_COND_SPIN		__KA_CLOCK_US(50)
+#endif
+__KA_ONCE_BEGIN
+static inline __KA_COLD_CALL_ABI unsigned __ka_cond_yield(void) __asm__("__ka_cond_yield_v2");
+__KA_ONCE_FN("__ka_cond_yield_v2") __attribute__((__cold__)) __KA_COLD_CALL_ABI unsigned __ka_cond_yield(void)
+{
+	struct __ka_tls_v2 *tls = &__ka_tls_v2;
+	unsigned long long t = __ka_spin_clock();
+
+	__KA_ONCE_EXPORT("__ka_cond_yield_v2");
+	__ka_tls_define();
+	if (t - tls->cond_last >= __KA_YIELD_NEW_WAIT)
+		tls->cond_start = t;
+	if (t - tls->cond_start >= __KA_COND_SPIN) {
+		unsigned long long t0 = t;
+
+		__KA_WAIT_STAT(yield);
+		__ka_sched_yield();
+		t = __ka_spin_clock();
+		if (t - t0 >= __KA_YIELD_SWITCHED)
+			__KA_WAIT_STAT(yield_switched);
+	}
+	tls->cond_last = t;
+	return __KA_SPIN_BEFORE_YIELD;
+}
+__KA_ONCE_END
 
 /* One poll's wait: count starts at __KA_SPIN_BEFORE_YIELD. */
 #define __ka_spin_wait(count) do {						\
@@ -159,7 +248,9 @@ static __attribute__((__unused__, __noinline__, __cold__)) __KA_COLD_CALL_ABI un
 		VAL = load(__ka_ptr);						\
 		if (cond_expr)							\
 			break;							\
-		__ka_spin_wait(__ka_spins);					\
+		ka_cpu_relax();							\
+		if (__builtin_expect(--__ka_spins == 0, 0))			\
+			__ka_spins = __ka_cond_yield();				\
 	}								\
 	VAL;								\
 })

@@ -27,6 +27,87 @@
 #include <sched.h>
 #define __ka_sched_yield() ((void)sched_yield())
 
+/*
+ * Out-of-line code in a header (the waiters' cold yield, spinlock_t's
+ * contended path, refcount_t's report): a program pays for it only if it
+ * calls it, and then once per linked module, not once per object file.
+ *
+ *   __KA_ONCE_BEGIN
+ *   static inline type f(args) __asm__(sym);
+ *   __KA_ONCE_FN(sym) type f(args) { __KA_ONCE_EXPORT(sym); ... }
+ *   __KA_ONCE_END
+ *
+ * A static inline function is emitted only by a translation unit that calls
+ * it (at -O0 too, by gcc and clang; a weak function is emitted by every one
+ * that includes the header, and linked into the program whether called or
+ * not).  noinline (gcc: noipa, so that no clone gets another name) keeps it
+ * one out-of-line body.  On ELF the body goes into a .gnu.linkonce.t.<sym>
+ * section, which the linker keeps once per module (GNU ld, gold; lld keeps
+ * them all, the calls still reach one), and the asm in its body makes <sym>
+ * a weak hidden symbol, so that every object's calls reach that one copy.
+ * Data it needs (the spinlock's node pool) is defined the same way, from its
+ * body, in a COMDAT group.  Elsewhere it is a static copy per object that
+ * calls it.  gcc warns that an inline function is noinline (-Wattributes): not
+ * here; g++ warns without a way to silence it when a declaration without a
+ * body says so, hence the attributes on the definition only.
+ */
+#if defined(__ELF__)
+/*
+ * Not with the x86-64 asm backend: its lock prefixes are recorded in
+ * __ka_smp_locks (<katomic/up.h>), and a record of a discarded copy would
+ * point into a discarded section (a link error).  There every object that
+ * calls a helper keeps its copy in .text; the calls still reach one.
+ */
+#if defined(KATOMIC_BACKEND_ASM) && defined(__x86_64__)
+#define __KA_ONCE_SECTION(sym)
+#else
+#define __KA_ONCE_SECTION(sym)	__section__(".gnu.linkonce.t." sym),
+#endif
+#define __KA_ONCE_EXPORT(sym)	__asm__(".weak " sym "\n\t.hidden " sym)
+/*
+ * Zeroed data of such functions, size bytes (a constant), once per module:
+ * defined by the asm of a function's body (each body that uses it says so;
+ * the first one in a file defines it) in a COMDAT group: __KA_ONCE_BSS
+ * (process-wide), __KA_ONCE_TBSS (thread-local).  Declare it extern and
+ * hidden in C.
+ */
+#define __KA_ONCE_VAR_(sym, sect, flags, type, size, align) __asm__ __volatile__(	\
+	".ifndef " sym "\n\t"							\
+	".pushsection " sect "." sym ",\"" flags "G\",%%nobits," sym ",comdat\n\t"	\
+	".weak " sym "\n\t"							\
+	".hidden " sym "\n\t"							\
+	".type " sym ",%%" type "\n\t"						\
+	".size " sym ",%c0\n\t"						\
+	".balign %c1\n"								\
+	sym ":\n\t"								\
+	".zero %c0\n\t"								\
+	".popsection\n\t"							\
+	".endif" :: "i"(size), "i"(align))
+#define __KA_ONCE_BSS(sym, size, align)	__KA_ONCE_VAR_(sym, ".bss", "aw", "object", size, align)
+#define __KA_ONCE_TBSS(sym, size, align) __KA_ONCE_VAR_(sym, ".tbss", "awT", "tls_object", size, align)
+#else
+#define __KA_ONCE_SECTION(sym)
+#define __KA_ONCE_EXPORT(sym)	((void)0)
+#define __KA_ONCE_BSS(sym, size, align)	((void)0)	/* a weak definition in C instead */
+#define __KA_ONCE_TBSS(sym, size, align) ((void)0)
+#endif
+#if defined(__clang__)
+#define __KA_ONCE_FN(sym) \
+	static inline __attribute__((__KA_ONCE_SECTION(sym) __noinline__, __unused__))
+#define __KA_ONCE_BEGIN
+#define __KA_ONCE_END
+#else
+#if defined(__has_attribute) && __has_attribute(__noipa__)
+#define __KA_ONCE_FN(sym) \
+	static inline __attribute__((__KA_ONCE_SECTION(sym) __noipa__, __unused__))
+#else
+#define __KA_ONCE_FN(sym) \
+	static inline __attribute__((__KA_ONCE_SECTION(sym) __noinline__, __noclone__, __unused__))
+#endif
+#define __KA_ONCE_BEGIN _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wattributes\"")
+#define __KA_ONCE_END _Pragma("GCC diagnostic pop")
+#endif
+
 /* The kernel's __always_inline: atomics must not become calls, even at -O0. */
 #define __ka_always_inline inline __attribute__((__always_inline__))
 

@@ -32,29 +32,54 @@ enum ka_refcount_saturation_type {
 	KA_REFCOUNT_DEC_LEAK,
 };
 
+/*
+ * The report: ka_refcount_warn_saturate() if the program defines one (a weak
+ * reference, so that a user's own, in any file of the module, wins), else
+ * the default below.  It is out of line and emitted only where a refcount
+ * operation that can saturate is used, once per module (__KA_ONCE_FN); a
+ * program that never uses one does not link fprintf.  Or define
+ * KATOMIC_NO_DEFAULT_REFCOUNT_WARN and supply ka_refcount_warn_saturate().
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#ifdef KATOMIC_NO_DEFAULT_REFCOUNT_WARN
+void ka_refcount_warn_saturate(ka_refcount_t *r, enum ka_refcount_saturation_type t);
+#define __ka_refcount_warn(r, t) ka_refcount_warn_saturate(r, t)
+#else
+__attribute__((__weak__))
 void ka_refcount_warn_saturate(ka_refcount_t *r, enum ka_refcount_saturation_type t);
 
-/*
- * Weak, so that one copy serves the whole program and a user's own one, in
- * another file, wins; or define KATOMIC_NO_DEFAULT_REFCOUNT_WARN and supply it.
- */
-#ifndef KATOMIC_NO_DEFAULT_REFCOUNT_WARN
-__attribute__((__weak__, __cold__, __noinline__)) void
-ka_refcount_warn_saturate(ka_refcount_t *r, enum ka_refcount_saturation_type t)
-{
-	static int warned;
-	static const char *const what[] = {
-		"overflow in inc_not_zero/add_not_zero; the object will leak",
-		"overflow; the object will leak",
-		"increment from zero; use after free",
-		"underflow; use after free",
-		"plain decrement reached zero; the object will leak",
-	};
+/* Reported once per module. */
+#if defined(__ELF__)
+extern int __ka_refcount_warned_v2 __attribute__((__visibility__("hidden")));
+#else
+__attribute__((__weak__, __visibility__("hidden"))) int __ka_refcount_warned_v2;
+#endif
 
+__KA_ONCE_BEGIN
+static inline void __ka_refcount_warn(ka_refcount_t *r, enum ka_refcount_saturation_type t) __asm__("__ka_refcount_warn_v2");
+__KA_ONCE_FN("__ka_refcount_warn_v2") __attribute__((__cold__))
+void __ka_refcount_warn(ka_refcount_t *r, enum ka_refcount_saturation_type t)
+{
+	__KA_ONCE_EXPORT("__ka_refcount_warn_v2");
+	__KA_ONCE_BSS("__ka_refcount_warned_v2", sizeof(int), __alignof__(int));
+	if (ka_refcount_warn_saturate) {
+		ka_refcount_warn_saturate(r, t);
+		return;
+	}
 	ka_atomic_set(&r->refs, KA_REFCOUNT_SATURATED);
-	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-		fprintf(stderr, "katomic: refcount_t %p: %s (saturated; reported once)\n",
-			(void *)r, what[(unsigned int)t < 5 ? t : 0]);
+	if (!__atomic_exchange_n(&__ka_refcount_warned_v2, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "katomic: refcount_t %p: %s (saturated; reported once)\n", (void *)r,
+			t == KA_REFCOUNT_ADD_OVF ? "overflow; the object will leak" :
+			t == KA_REFCOUNT_ADD_UAF ? "increment from zero; use after free" :
+			t == KA_REFCOUNT_SUB_UAF ? "underflow; use after free" :
+			t == KA_REFCOUNT_DEC_LEAK ? "plain decrement reached zero; the object will leak" :
+			"overflow in inc_not_zero/add_not_zero; the object will leak");
+}
+__KA_ONCE_END
+#endif
+#ifdef __cplusplus
 }
 #endif
 
@@ -88,7 +113,7 @@ static __ka_always_inline bool ka___refcount_add_not_zero(int i, ka_refcount_t *
 	if (oldp)
 		*oldp = old;
 	if (old < 0 || __ka_rc_add(old, i) < 0)
-		ka_refcount_warn_saturate(r, KA_REFCOUNT_ADD_NOT_ZERO_OVF);
+		__ka_refcount_warn(r, KA_REFCOUNT_ADD_NOT_ZERO_OVF);
 	return old != 0;
 }
 
@@ -121,11 +146,11 @@ static __ka_always_inline void ka___refcount_add(int i, ka_refcount_t *r, int *o
 	 */
 	if (!__builtin_constant_p(i)) {
 		if (__builtin_expect(old <= 0 || __ka_rc_add(old, i) < 0, 0))
-			ka_refcount_warn_saturate(r, old ? KA_REFCOUNT_ADD_OVF : KA_REFCOUNT_ADD_UAF);
+			__ka_refcount_warn(r, old ? KA_REFCOUNT_ADD_OVF : KA_REFCOUNT_ADD_UAF);
 	} else if (!old)
-		ka_refcount_warn_saturate(r, KA_REFCOUNT_ADD_UAF);
+		__ka_refcount_warn(r, KA_REFCOUNT_ADD_UAF);
 	else if (old < 0 || __ka_rc_add(old, i) < 0)
-		ka_refcount_warn_saturate(r, KA_REFCOUNT_ADD_OVF);
+		__ka_refcount_warn(r, KA_REFCOUNT_ADD_OVF);
 }
 
 static __ka_always_inline void ka_refcount_add(int i, ka_refcount_t *r)
@@ -158,7 +183,7 @@ static __ka_always_inline bool ka___refcount_sub_and_test(int i, ka_refcount_t *
 		return true;
 	}
 	if (old <= 0 || __ka_rc_sub(old, i) < 0)
-		ka_refcount_warn_saturate(r, KA_REFCOUNT_SUB_UAF);
+		__ka_refcount_warn(r, KA_REFCOUNT_SUB_UAF);
 	return false;
 }
 
@@ -185,7 +210,7 @@ static __ka_always_inline void ka___refcount_dec(ka_refcount_t *r, int *oldp)
 	if (oldp)
 		*oldp = old;
 	if (old <= 1)
-		ka_refcount_warn_saturate(r, KA_REFCOUNT_DEC_LEAK);
+		__ka_refcount_warn(r, KA_REFCOUNT_DEC_LEAK);
 }
 
 static __ka_always_inline void ka_refcount_dec(ka_refcount_t *r)
@@ -221,7 +246,7 @@ static __ka_always_inline bool ka_refcount_dec_not_one(ka_refcount_t *r)
 	 * gcc-12 moved that return to the cold section and set up a stack
 	 * frame on the fast path.
 	 */
-	ka_refcount_warn_saturate(r, KA_REFCOUNT_SUB_UAF);
+	__ka_refcount_warn(r, KA_REFCOUNT_SUB_UAF);
 	return true;
 }
 

@@ -68,22 +68,26 @@ typedef union {
 #define KA_DEFINE_SPINLOCK(x)		ka_spinlock_t x = KA___SPIN_LOCK_UNLOCKED(x)
 
 /*
- * The contended path, out of line (spinlock-queue.h).  clang calls it through
- * a preserve_most wrapper, so a function that inlines spin_lock keeps its
- * values in caller-saved registers across the call instead of pushing
- * callee-saved ones on entry.  The wrapper has a name of its own: every
- * caller of one symbol must agree on its calling convention, and gcc has no
- * preserve_most.
+ * The contended path, out of line (spinlock-queue.h): emitted only by a
+ * translation unit that locks, once per module (__KA_ONCE_FN).  clang calls
+ * it through a preserve_most wrapper, so a function that inlines spin_lock
+ * keeps its values in caller-saved registers across the call instead of
+ * pushing callee-saved ones on entry.  The wrapper has a name of its own:
+ * every caller of one symbol must agree on its calling convention, and gcc
+ * has no preserve_most.
  */
 #ifdef __cplusplus
 extern "C" {
 #endif
-void __ka_spin_lock_slowpath(ka_spinlock_t *lock);
+static inline void __ka_spin_lock_slowpath(ka_spinlock_t *lock) __asm__("__ka_spin_lock_slowpath_v2");
 #if defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(__preserve_most__) && (defined(__x86_64__) || defined(__aarch64__))
-__attribute__((__weak__, __visibility__("default"), __noinline__, __cold__, __preserve_most__))
+static inline __attribute__((__preserve_most__))
+void __ka_spin_lock_slowpath_pm(ka_spinlock_t *lock) __asm__("__ka_spin_lock_slowpath_pm_v2");
+__KA_ONCE_FN("__ka_spin_lock_slowpath_pm_v2") __attribute__((__cold__, __preserve_most__))
 void __ka_spin_lock_slowpath_pm(ka_spinlock_t *lock)
 {
+	__KA_ONCE_EXPORT("__ka_spin_lock_slowpath_pm_v2");
 	__ka_spin_lock_slowpath(lock);
 }
 #define __ka_spin_lock_contended(lock) __ka_spin_lock_slowpath_pm(lock)

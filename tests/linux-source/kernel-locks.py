@@ -4,7 +4,7 @@
 
 Usage: kernel-locks.py --src LINUX --work DIR [--ccs "gcc clang"] [--backends "c11 asm"]
                        [--threads "1 2 3 4 8"] [--acq N] [--timeout S]
-                       [--bench RUNS [--bench-threads "3 4 8"]]
+                       [--bench RUNS [--bench-threads "3 4 8"] [--pins "2 0,0,1 -"]]
   LINUX  an extracted linux-source tree holding kernel/locking/{qspinlock.c,
          mcs_spinlock.h, osq_lock.c, qspinlock_stat.h, lock_events.h,
          lock_events_list.h}, include/asm-generic/qspinlock{,_types}.h and
@@ -33,7 +33,12 @@ alternately RUNS times each at --bench-threads; prints per lock, threads and
 build the median (min-max) seconds of each; in how many runs katomic took
 more than 1.5x the plain build's time (and more than 10 ms), run against run
 (paired) and sorted run against sorted run (ranked: the two distributions);
-and the stalls of each build, runs over 20x its fastest.
+and the stalls of each build, runs over 20x its fastest.  --pins: the thread
+placements, each a PIN argument of kernel-locks-main.c (0,0,1: thread i on
+CPU 0,0,1[i mod 3], i.e. two on CPU 0 and one on CPU 1; -: unpinned; 2 (the
+default): thread i on CPU i mod 2); with --runs-out FILE every run's time
+and event counts (hand-offs that waited over 1 ms, yields, yields that
+switched, naps) are written there, one line per run.
 """
 import argparse
 import os
@@ -130,10 +135,10 @@ def stalls(v):
     return "%d, max %s" % (len(long), "timeout" if top == float("inf") else "%.3f" % top)
 
 
-def run(exe, lock, threads, acq, timeout):
+def run(exe, lock, threads, acq, timeout, pin=None):
     """(ok, seconds or None, output line)."""
     try:
-        p = subprocess.run([exe, lock, str(threads), str(acq), "2"], stdout=subprocess.PIPE,
+        p = subprocess.run([exe, lock, str(threads), str(acq), "2"] + ([pin] if pin else []), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return False, None, "did not finish within %d s" % timeout
@@ -153,6 +158,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--bench", type=int, default=0)
     ap.add_argument("--bench-threads", default="3 4 8")
+    ap.add_argument("--pins", default="2")
+    ap.add_argument("--runs-out")
+    ap.add_argument("--locks", default=" ".join(LOCKS))
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     try:
@@ -201,17 +209,24 @@ def main():
         print("# %-10s %-3s %-10s %-26s %-26s %-8s %-8s %-16s %s" % (
             "lock", "thr", "build", "plain s med (min-max)", "katomic s med (min-max)", "paired", "ranked",
             "plain stalls", "katomic stalls"))
-        for lock in LOCKS:
-            for t in bthreads:
+        runs_out = open(a.runs_out, "a", encoding="utf-8") if a.runs_out else None
+        for lock, t, pin in [(l, t, p) for l in a.locks.split() for p in a.pins.split() for t in bthreads]:
+                print("# pin %s" % pin, flush=True)
                 for cc in a.ccs.split():
                     for b in backends:
                         if (cc, b, True) not in by or (cc, b, False) not in by:
                             continue
                         ps, ks = [], []
-                        for _ in range(a.bench):
+                        for i in range(a.bench):
                             for plain, acc in ((True, ps), (False, ks)):
-                                ok, secs, out = run(by[(cc, b, plain)], lock, t, a.acq, a.timeout)
+                                ok, secs, out = run(by[(cc, b, plain)], lock, t, a.acq, a.timeout,
+                                                    None if pin == "2" else pin)
                                 acc.append(secs if ok and secs is not None else float("inf"))
+                                if runs_out:
+                                    runs_out.write("%s %d pin=%s %s-%s%s run %d: %s\n" % (
+                                        lock, t, pin, b, os.path.basename(cc), " plain" if plain else "",
+                                        i, out if ok else "FAILED " + out))
+                                    runs_out.flush()
                         # A run is slower when katomic took over 1.5x plain's time and over
                         # FLOOR_S (the clock and thread start-up make shorter runs noise).
                         slow = lambda pairs: sum(1 for p, k in pairs if k > 1.5 * p and k > FLOOR_S)
