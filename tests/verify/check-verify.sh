@@ -26,9 +26,11 @@ rm -f "${TMPDIR:-/tmp}/kv-probe.$$"
 
 echo "== katomic verify: the kernel's litmus tests and tests/litmus, every target, $CCS, library layer"
 $VERIFY --cc "$CCS" --out "${VERIFY_OUT:-build/verify}" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
+# the kernel's tests as the verifier extracted them (its cache: $KATOMIC_BUILD or build)
+lkmm_tests=${KATOMIC_BUILD:-build}/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests
 echo "== katomic verify: the kernel's litmus tests, the kernel's C11 layer (x86-64, arm64, riscv64), $CCS"
 $VERIFY --cc "$CCS" --layer kernel --out "${VERIFY_OUT:-build/verify}-kernel" \
-	build/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
+	"$lkmm_tests" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
 
 # name=mutation targets tests: each target must report each test WEAKER
 mutations='
@@ -41,7 +43,7 @@ echo "$mutations" | while read -r m targets tests; do
 	files=
 	for t in $(echo "$tests" | tr , ' '); do
 		f=tests/litmus/$t.litmus
-		[ -f "$f" ] || f=build/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests/$t.litmus
+		[ -f "$f" ] || f=$lkmm_tests/$t.litmus
 		files="$files $f"
 	done
 	for tg in $(echo "$targets" | tr , ' '); do
