@@ -13,6 +13,7 @@ CCS=${VERIFY_CCS:-gcc,$(command -v clang-19 >/dev/null 2>&1 && echo clang-19 || 
 fail=0
 
 python3 tests/verify/test-translate.py || fail=1
+python3 tests/verify/test-verify-report.py || fail=1
 
 $VERIFY --target x86_64 --cc gcc tests/litmus/SB+mbs.litmus >"${TMPDIR:-/tmp}/kv-probe.$$" 2>&1
 rc=$?
