@@ -150,9 +150,9 @@ def main(argv=None):
         print("note: " + n, file=out)
 
     # compile each configuration's units in batches first (one header parse per batch)
-    pre = []
+    pre, heads = [], {}
     for ci, (tg, cc, argv, objdump, layer, be) in enumerate(configs):
-        head = units.head_text(tg, layer, a.mutate, comp.include_dir)
+        head = heads[ci] = units.head_text(tg, layer, a.mutate)
         texts = []
         for k, t in enumerate(tests):
             if src[k].get("not_judged"):
@@ -174,7 +174,7 @@ def main(argv=None):
         for k, t in enumerate(tests):
             if src[k].get("not_judged"):
                 continue
-            jobs[pool.submit(_compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, a.mutate, t, src[k],
+            jobs[pool.submit(_compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, heads[ci], t, src[k],
                              os.path.join(work, "c%d-%d" % (ci, k)))] = (ci, k)
     per = {}
     for fu in concurrent.futures.as_completed(jobs):
@@ -253,11 +253,10 @@ def _source_verdict(H, t):
     return {"states": res["states"], "flags": res.get("flags", [])}
 
 
-def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, mutation, t, s, workdir):
+def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir):
     isa = isas.ISAS[tg.isa]
     rec = {"name": t["name"], "path": t["path"]}
     try:
-        head = units.head_text(tg, layer, mutation, comp.include_dir)
         with open(os.path.join(t["_dir"], t["unit"])) as f:
             unit = f.read()
         flags = ["-DKATOMIC_BACKEND_ASM"] if be == "asm" else []

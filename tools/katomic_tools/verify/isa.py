@@ -21,6 +21,22 @@ class Isa:
     herd_arch = ""             # the litmus file's first word
     arg_regs = ()              # where the arguments arrive, in order
     spare = ()                 # registers the translator may take (stack slots, the marker)
+    jump = ""                  # the unconditional branch
+    cond_branch = None         # the conditional branches (a regex on the mnemonic)
+    ret_text = ""              # herd7's spelling of a return (-variant telechat: the thread ends)
+
+    def branch_mnem(self, mnem):
+        """The mnemonic as the branch tables name it (ppc: without its +/- hint)."""
+        return mnem
+
+    def branch(self, i):
+        """(target, conditional) or None."""
+        m = self.branch_mnem(i.mnem)
+        if m == self.jump:
+            return int(i.ops[-1], 16), False
+        if self.cond_branch.fullmatch(m):
+            return int(i.ops[-1], 16), True
+        return None
 
     def reg_key(self, reg):
         """A register as a final condition names it."""
@@ -43,18 +59,10 @@ class AArch64(Isa):
     herd_arch = "AArch64"
     arg_regs = tuple("x%d" % i for i in range(8))
     spare = tuple("x%d" % i for i in range(28, -1, -1))
-    _COND_BRANCH = re.compile(r"^(b\.[a-z]+|cbz|cbnz|tbz|tbnz)$")
+    jump, cond_branch, ret_text = "b", re.compile(r"b\.[a-z]+|cbz|cbnz|tbz|tbnz"), "RET"
 
     def reg_key(self, reg):
         return "X" + reg[1:] if reg[0] in "xw" else reg.upper()
-
-    def branch(self, i):
-        """(target, conditional) or None."""
-        if i.mnem == "b":
-            return int(i.ops[-1], 16), False
-        if self._COND_BRANCH.match(i.mnem):
-            return int(i.ops[-1], 16), True
-        return None
 
     def is_ret(self, i):
         return i.mnem == "ret"
@@ -158,6 +166,7 @@ class RiscV(Isa):
              "a3", "a2", "a1", "a0", "t6", "t5", "t4", "t3", "t2", "t1", "t0")
     _BR2 = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
     _BR1 = {"beqz": "beq", "bnez": "bne", "bltz": "blt", "bgez": "bge"}
+    jump, cond_branch, ret_text = "j", re.compile("|".join(_BR2 + tuple(_BR1) + ("blez", "bgtz"))), "ret"
 
     _ABI = dict([("zero", 0), ("ra", 1), ("sp", 2), ("gp", 3), ("tp", 4), ("t0", 5), ("t1", 6), ("t2", 7),
                  ("s0", 8), ("fp", 8), ("s1", 9)] + [("a%d" % k, 10 + k) for k in range(8)] +
@@ -165,13 +174,6 @@ class RiscV(Isa):
 
     def reg_key(self, reg):
         return "x%d" % self._ABI[reg] if reg in self._ABI else reg
-
-    def branch(self, i):
-        if i.mnem in ("j",):
-            return int(i.ops[-1], 16), False
-        if i.mnem in self._BR2 or i.mnem in self._BR1 or i.mnem in ("blez", "bgtz"):
-            return int(i.ops[-1], 16), True
-        return None
 
     def is_ret(self, i):
         return i.mnem == "ret" or (i.mnem == "jr" and i.ops == ["ra"])
@@ -240,13 +242,10 @@ class Power(Isa):
     def widen(self, mnem):
         return self._WIDE.get(mnem)
 
-    def branch(self, i):
-        m = i.mnem.rstrip("+-")
-        if m == "b":
-            return int(i.ops[-1], 16), False
-        if m in ("beq", "bne", "blt", "bgt", "ble", "bge"):
-            return int(i.ops[-1], 16), True
-        return None
+    jump, cond_branch, ret_text = "b", re.compile(r"beq|bne|blt|bgt|ble|bge"), "blr"
+
+    def branch_mnem(self, mnem):
+        return mnem.rstrip("+-")
 
     def is_ret(self, i):
         return i.mnem == "blr"
@@ -332,6 +331,7 @@ class X86_64(Isa):
     arg_regs = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
     spare = ("r15", "r14", "r13", "r12", "rbx", "rbp", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi", "rdi")
     _JCC = ("je", "jne", "jle", "jl", "jg", "jge", "js", "jns", "jz", "jnz")
+    jump, cond_branch, ret_text = "jmp", re.compile("|".join(_JCC)), "ret"
     _JREN = {"jz": "je", "jnz": "jne", "jl": "jlt", "jg": "jgt"}
 
     def reg_key(self, reg):
@@ -348,13 +348,6 @@ class X86_64(Isa):
 
     def _widen_ops(self, ops):
         return [re.sub(r"%([a-z0-9]+)\b", lambda mm: "%" + self._R32.get(mm.group(1), mm.group(1)), o) for o in ops]
-
-    def branch(self, i):
-        if i.mnem == "jmp":
-            return int(i.ops[-1], 16), False
-        if i.mnem in self._JCC:
-            return int(i.ops[-1], 16), True
-        return None
 
     def is_ret(self, i):
         return i.mnem in ("ret", "retq")

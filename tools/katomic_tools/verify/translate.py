@@ -18,9 +18,11 @@ Per thread (a function P<n> of the compiled unit):
 - a call to a lock's slow path is the fast path failing: it jumps to FAIL
   too ("the fast path retried"); any other call makes the test not judged.
 """
+import dataclasses
 import re
 
 from .isa import NotTaken
+from .listing import Insn
 
 SLOWPATHS = re.compile(r"^(__ka_spin_lock_slowpath|__ka_spin_.*slow.*|queued_spin_lock_slowpath)$")
 
@@ -59,7 +61,7 @@ def _used_regs(insns):
 def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
     """herd lines of one thread, and whether it has a FAIL exit (its marker register).
     reserved: registers the spare ones must not be (arguments, observed registers)."""
-    insns = isa.prepare([_copy(i) for i in insns])
+    insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops)) for i in insns])
     used = _used_regs(insns) | set(reserved)
     slots = Slots(isa, used)
     marker = slots.take()
@@ -98,13 +100,14 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
     for i in insns:
         kind = kinds.get(i.addr)
         if kind == "slowpath":
-            lines_of.append((i.addr, isa.render(_jump(isa, i), lambda a: fail_label)))
+            jump = Insn(i.addr, isa.jump, ["0x%x" % i.addr], "")     # in place of the call
+            lines_of.append((i.addr, isa.render(jump, lambda a: fail_label)))
             continue
         if kind == "backedge":
             lines_of.append((i.addr, isa.render(i, lambda a: fail_label)))
             continue
         if isa.is_ret(i):
-            lines_of.append((i.addr, [_ret(isa)]))
+            lines_of.append((i.addr, [isa.ret_text]))
             continue
         st = isa.stack(i, slots)
         if st is not None:
@@ -120,35 +123,12 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
             out.append("L%d_%x:" % (tid, addr))
         out.extend(lines)
     if not insns or not isa.is_ret(insns[-1]):
-        out.append(_ret(isa))
+        out.append(isa.ret_text)
     if fail:
         out.append(fail_label + ":")
         out.append(isa.mov_imm(marker, 1))
-        out.append(_ret(isa))
+        out.append(isa.ret_text)
     return out, (marker if fail else None)
-
-
-def _copy(i):
-    j = _J(i.addr)
-    j.mnem, j.ops, j.text, j.symbol = i.mnem, list(i.ops), i.text, i.symbol
-    return j
-
-
-def _ret(isa):
-    return {"aarch64": "RET", "riscv64": "ret", "ppc64le": "blr", "x86_64": "ret"}[isa.name]
-
-
-class _J:
-    def __init__(self, addr):
-        self.addr, self.ops, self.mnem, self.text, self.symbol = addr, [], "", "", None
-
-
-def _jump(isa, i):
-    """An unconditional jump in place of instruction i (its target named by the caller)."""
-    j = _J(i.addr)
-    j.mnem = {"aarch64": "b", "riscv64": "j", "ppc64le": "b", "x86_64": "jmp"}[isa.name]
-    j.ops = ["0x%x" % i.addr]
-    return j
 
 
 def _subst_regs(text, regmap):

@@ -85,7 +85,7 @@ def objdump_for(target):
     return None
 
 
-def head_text(target, layer, mutation, include_dir):
+def head_text(target, layer, mutation):
     """kv-head.h: the layer's headers, the kernel's types, where observed registers go."""
     isa = isas.ISAS[target.isa]
     lines = ["/* katomic verify: kv-head.h for %s, layer %s, mutation %s */" % (target.name, layer, mutation or "none"),
