@@ -63,16 +63,17 @@
 #define __KA_COLD_CALL_ABI
 #endif
 
-/* A cheap clock for the waiters' heuristics: only differences are used. */
+/* A cheap clock for the waiters' heuristics: only differences are used.
+ * Always inlined: an -O0 static copy in every object would break pay-once. */
 #if defined(__x86_64__) || defined(__i386__)
-static inline unsigned long long __ka_spin_clock(void)
+static __ka_always_inline unsigned long long __ka_spin_clock(void)
 {
 	return __builtin_ia32_rdtsc();	/* invariant TSC, 1-5 ticks a nanosecond */
 }
 #define __KA_CLOCK_US(us)	((unsigned long long)(us) * 2048ULL)	/* 2048 ticks: 0.4-2 us (1-5 GHz) */
 #else
 #include <time.h>
-static inline unsigned long long __ka_spin_clock(void)
+static __ka_always_inline unsigned long long __ka_spin_clock(void)
 {
 	struct timespec t;
 
