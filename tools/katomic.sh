@@ -1,7 +1,7 @@
 #!/bin/sh
 # katomic: one entry point for the instruments: build/katomic after `make`,
 # PREFIX/bin/katomic after `make install` (needs only make and a C compiler).
-#   katomic litmus  [options] FILE_OR_DIR...   run C litmus tests on this CPU
+#   katomic litmus  [--judge auto|herd7|comment] [options] FILE_OR_DIR...   C litmus tests on this CPU, judged by herd7
 #   katomic codegen [options]                  per-op code-generation audit
 #   katomic bench   [options]                  per-op and workload benchmarks
 #   katomic report  [--quick|--full] [--out DIR] [--from DIR]  all of it, as one page
@@ -42,7 +42,12 @@ cmd=$1; shift
 case $cmd in
 litmus)
 	[ -x "$build/katomic-litmus" ] || make -s -C "$root" BUILD="$build" litmus >&2 || exit 1
-	exec "$build/katomic-litmus" "$@" ;;
+	if ! command -v python3 >/dev/null 2>&1; then
+		echo "katomic litmus: python3 not found: no herd7 oracle, judged by the tests' Result: comments" >&2
+		exec "$build/katomic-litmus" "$@"
+	fi
+	PYTHONPATH=$root/tools${PYTHONPATH:+:$PYTHONPATH} exec python3 -m katomic_tools.litmus \
+		--runner "$build/katomic-litmus" "$@" ;;
 codegen|bench|report|kernel|verify)
 	impl=$root/tools/$cmd/$cmd.sh
 	if [ ! -f "$impl" ]; then

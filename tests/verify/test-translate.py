@@ -10,7 +10,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 
 from katomic_tools.common.tap import Tap  # noqa: E402
-from katomic_tools.verify import herd, isa as isas, listing, translate  # noqa: E402
+from katomic_tools.common import herd  # noqa: E402
+from katomic_tools.verify import isa as isas, listing, translate  # noqa: E402
 
 tap = Tap()
 ok = tap.check

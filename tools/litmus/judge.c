@@ -48,10 +48,11 @@ int in_filter(const struct test *T, const long long *v)
 }
 
 /*
- * Never/Sometimes/Always and DEADLOCK are judged (a test herd gives
- * executions that does not complete here fails); Maybe, no Result and a
- * test herd flags DATARACE (plain accesses racing: C gives it no meaning)
- * are run and reported only.
+ * With herd7's states (oracle.c) every observed state is judged against
+ * them.  Otherwise by the Result: comment: Never/Sometimes/Always and
+ * DEADLOCK are judged (a test herd gives executions that does not complete
+ * here fails); Maybe, no Result and a test herd flags DATARACE (plain
+ * accesses racing: C gives it no meaning) are run and reported only.
  */
 void judge(struct test *T)
 {
@@ -59,6 +60,7 @@ void judge(struct test *T)
 	int k;
 
 	T->pos = T->neg = 0;
+	T->forbidden = 0;
 	/* Every iteration abandoned on a lock never released: no complete execution, as herd's DEADLOCK. */
 	if (T->discarded > 0 && T->discarded >= T->iters)
 		T->deadlock = 1;
@@ -71,7 +73,10 @@ void judge(struct test *T)
 			T->neg += T->states[k].count;
 	}
 	T->observation = T->deadlock ? "DEADLOCK" : T->pos == 0 ? "Never" : T->neg == 0 ? "Always" : "Sometimes";
+	if (T->oracle && !oracle_judge(T))
+		return;
 	T->expected = lt_result_name(t->result);
+	T->judged_by = "Result:";
 	if (t->datarace) {
 		T->verdict = V_DATARACE;
 		return;
@@ -92,5 +97,9 @@ void judge(struct test *T)
 		break;
 	default:
 		T->verdict = V_UNJUDGED;
+		T->judged_by = NULL;
 	}
+	/* the comment's forbidden outcome, in iterations */
+	if (T->verdict != V_DATARACE && (t->result == LT_RES_NEVER || t->result == LT_RES_ALWAYS))
+		T->forbidden = t->result == LT_RES_NEVER ? T->pos : T->neg;
 }

@@ -28,7 +28,7 @@ LITMUS_BACKENDS ?= c11 $(if $(wildcard include/katomic/backend/asm.h),asm)
 FUZZ_TIME ?= 60
 FUZZ_CC ?= clang
 
-LITMUS_SRCS := $(addprefix tools/litmus/,main.c parse.c harness.c verify.c compile.c run.c judge.c output.c util.c)
+LITMUS_SRCS := $(addprefix tools/litmus/,main.c parse.c harness.c verify.c compile.c run.c oracle.c judge.c output.c util.c)
 LITMUS_RT := tools/litmus/harness-head.h tools/litmus/harness-main.h
 
 .PHONY: litmus check-litmus check-litmus-corpus fuzz-litmus litmus-ceiling

@@ -96,6 +96,8 @@ static void usage(FILE *f)
 		"  --json                JSON on stdout\n"
 		"  -r, --recursive       directories: also the *.litmus files of their subdirectories\n"
 		"  --parse-only          check the files only: no harness is compiled or run\n"
+		"  --oracle FILE         judge every observed state by herd7's allowed states (written by\n"
+		"                        `katomic litmus`, which runs herd7 with the kernel's LKMM first)\n"
 		"  --emit-verify DIR     write each test's threads as C functions for `katomic verify`\n"
 		"                        (DIR/tN.c, DIR/tests.json); nothing is compiled or run\n"
 		"  --mutate NAME=REPL    #define NAME(...) REPL(__VA_ARGS__) in the harness, e.g. smp_mb=barrier\n"
@@ -133,6 +135,12 @@ static void report(struct test *T)
 		tally.unjudged += T->verdict == V_UNJUDGED;
 		tally.datarace += T->verdict == V_DATARACE;
 		tally.deadlock += T->deadlock;
+		if (T->verdict == V_PASS || T->verdict == V_NOTSEEN || T->verdict == V_FAIL) {
+			tally.by_herd += T->judged_by && !strcmp(T->judged_by, "herd7");
+			tally.by_comment += T->judged_by && !strcmp(T->judged_by, "Result:");
+		}
+		tally.disagree += T->disagrees;
+		tally.herd_failed += T->oracle && T->oracle_note != NULL;
 		if (!opt.json && T->verdict != V_SKIP)
 			fprintf(stderr, "katomic-litmus: [%d/%d] %s (%s, %s) ... %s, %.1fM iter/s\n", reported + 1,
 				nfiles_total, T->lt->name, opt.backend, opt.cc,
@@ -227,6 +235,8 @@ int main(int argc, char **argv)
 			opt.json = 1;
 		} else if (!strcmp(a, "-r") || !strcmp(a, "--recursive")) {
 			opt.recursive = 1;
+		} else if (ARG("--oracle")) {
+			opt.oracle = v;
 		} else if (ARG("--emit-verify")) {
 			opt.emit_verify = v;
 			opt.parse_only = 1;
@@ -271,6 +281,8 @@ int main(int argc, char **argv)
 		urcu_ok = urcu_available();
 	}
 
+	if (opt.oracle && !opt.parse_only)
+		oracle_load(opt.oracle);
 	tests = xmalloc(sizeof(*tests) * (size_t)nfiles);
 	memset(tests, 0, sizeof(*tests) * (size_t)nfiles);
 	nfiles_total = nfiles;
@@ -302,6 +314,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		plan_test(T, urcu_ok);
+		if (opt.oracle && !opt.parse_only) {
+			T->oracle = oracle_find(T->src, len);
+			if (!T->oracle)
+				die("%s: not in the oracle %s (written for other files?)", T->path, opt.oracle);
+		}
 		if (!opt.parse_only && T->unjudged && !T->skip) {
 			T->verdict = V_UNJUDGED;
 			T->expected = lt_result_name(T->lt->result);
@@ -335,9 +352,16 @@ int main(int argc, char **argv)
 	} else if (opt.parse_only) {
 		printf("%d parsed, %d rejected\n", tally.parsed, tally.bad);
 	} else {
-		printf("(%d not seen, %d skipped, %d bad input, %d unjudged, %d datarace, %d deadlock; backend %s, cc %s)\n",
+		printf("(%d not seen, %d skipped, %d bad input, %d unjudged, %d datarace, %d deadlock; "
+		       "judged by herd7 %d, by Result: %d",
 		       tally.notseen, tally.skipped, tally.bad, tally.unjudged, tally.datarace, tally.deadlock,
-		       opt.backend, opt.cc);
+		       tally.by_herd, tally.by_comment);
+		if (opt.oracle)
+			printf("; %d Result: comments disagree with herd7, %d tests herd7 could not judge",
+			       tally.disagree, tally.herd_failed);
+		else
+			printf("; no herd7 oracle");
+		printf("; backend %s, cc %s)\n", opt.backend, opt.cc);
 		printf("%d passed, %d failed\n", tally.passed, tally.failed);
 	}
 	for (i = 0; i < nfiles; i++) {
@@ -349,6 +373,7 @@ int main(int argc, char **argv)
 		free(tests[i].cols);
 		free(tests[i].unjudged);
 		free(tests[i].error);
+		free(tests[i].oracle_note);
 		free(tests[i].src);
 		lt_free(tests[i].lt);
 		free(files[i]);

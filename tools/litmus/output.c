@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *verdict_name(enum verdict v)
 {
@@ -59,6 +60,22 @@ static const char *expected_text(const struct test *T)
 	return T->expected ? T->expected : lt_result_name(T->lt->result);
 }
 
+/* Which oracle judged the test, and where herd7 and the file's comment part. */
+static void print_oracle(const struct test *T)
+{
+	const char *comment = lt_result_name(T->lt->result);
+
+	if (T->oracle_note)
+		printf("Oracle Result: comment (herd7 did not judge: %s)\n", T->oracle_note);
+	else if (T->judged_by && !strcmp(T->judged_by, "herd7"))
+		printf("Oracle herd7 with LKMM: %s%s; %lld iterations in states LKMM forbids\n", T->herd_expected,
+		       T->verdict == V_DATARACE ? " DATARACE" : "", T->forbidden);
+	if (T->disagrees)
+		printf("Disagreement %s: the file's Result: comment says %s%s, herd7 says %s%s\n", T->lt->name,
+		       comment, T->lt->datarace ? " DATARACE" : "", T->herd_expected,
+		       T->verdict == V_DATARACE ? " DATARACE" : "");
+}
+
 void print_text(struct test *T)
 {
 	const struct lt_test *t = T->lt;
@@ -95,7 +112,7 @@ void print_text(struct test *T)
 
 			format_state(T, v, &b);
 			printf("%-12lld%s>%s%s\n", T->states[k].count, !f ? "#" : w ? "*" : ":", b.s ? b.s : "",
-			       f ? "" : "  (filtered out)");
+			       !f ? "  (filtered out)" : T->states[k].forbidden ? "  (forbidden by LKMM: herd7)" : "");
 			free(b.s);
 		}
 		printf("Witnesses\nPositive: %lld, Negative: %lld\n", T->pos, T->neg);
@@ -114,8 +131,9 @@ void print_text(struct test *T)
 		       T->loop_secs > 0 ? (double)T->iters / T->loop_secs / 1e6 : 0.0,
 		       T->pos + T->neg ? 100.0 * (double)T->pos / (double)(T->pos + T->neg) : 0.0,
 		       opt.backend, opt.cc, T->urcu ? ", liburcu" : "");
-	printf("Verdict %s %s (expected %s, observed %s)\n\n", t->name, verdict_name(T->verdict), expected_text(T),
-	       T->observation);
+	print_oracle(T);
+	printf("Verdict %s %s (expected %s by %s, observed %s)\n\n", t->name, verdict_name(T->verdict),
+	       expected_text(T), T->judged_by ? T->judged_by : "nobody", T->observation);
 }
 
 void print_json_head(void)
@@ -169,12 +187,29 @@ void print_json_test(struct test *T, int first)
 	       T->pos + T->neg ? (double)T->pos / (double)(T->pos + T->neg) : 0.0);
 	if (T->orphan)
 		printf(",\"discarded\":%lld", T->discarded);
+	printf(",\"judged_by\":");
+	if (T->judged_by)
+		json_str(stdout, T->judged_by);
+	else
+		printf("null");
+	printf(",\"comment\":");
+	json_str(stdout, lt_result_name(T->lt->result));
+	printf(",\"forbidden\":%lld", T->forbidden);
+	if (T->oracle_note) {
+		printf(",\"herd7\":{\"error\":");
+		json_str(stdout, T->oracle_note);
+		printf("}");
+	} else if (T->herd_expected) {
+		printf(",\"herd7\":{\"expected\":\"%s\",\"datarace\":%s},\"disagrees\":%s", T->herd_expected,
+		       T->verdict == V_DATARACE ? "true" : "false", T->disagrees ? "true" : "false");
+	}
 	printf(",\"states\":[");
 	for (k = 0; k < T->nstates; k++) {
 		const long long *v = T->states[k].vals;
 
-		printf("%s{\"count\":%lld,\"witness\":%s,\"values\":{", k ? "," : "", T->states[k].count,
-		       in_filter(T, v) && eval(T, T->lt->cond, v) ? "true" : "false");
+		printf("%s{\"count\":%lld,\"witness\":%s,%s\"values\":{", k ? "," : "", T->states[k].count,
+		       in_filter(T, v) && eval(T, T->lt->cond, v) ? "true" : "false",
+		       T->states[k].forbidden ? "\"forbidden\":true," : "");
 		for (c = 0; c < T->ncols; c++) {
 			char loc[128], val[128];
 
@@ -193,8 +228,10 @@ void print_json_test(struct test *T, int first)
 void print_json_tail(const struct tally *n)
 {
 	printf("\n],\"passed\":%d,\"failed\":%d,\"not_seen\":%d,\"skipped\":%d,\"bad_input\":%d,"
-	       "\"unjudged\":%d,\"datarace\":%d,\"deadlock\":%d",
-	       n->passed, n->failed, n->notseen, n->skipped, n->bad, n->unjudged, n->datarace, n->deadlock);
+	       "\"unjudged\":%d,\"datarace\":%d,\"deadlock\":%d,\"judged_by_herd7\":%d,\"judged_by_comment\":%d,"
+	       "\"oracle\":%s,\"disagreements\":%d,\"herd7_not_judged\":%d",
+	       n->passed, n->failed, n->notseen, n->skipped, n->bad, n->unjudged, n->datarace, n->deadlock,
+	       n->by_herd, n->by_comment, opt.oracle ? "true" : "false", n->disagree, n->herd_failed);
 	if (opt.parse_only)
 		printf(",\"parsed\":%d", n->parsed);
 	printf("}\n");

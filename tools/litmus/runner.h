@@ -6,7 +6,8 @@
  *   harness.c  lt_test -> what it needs (plan_test); a group of tests -> one C program
  *   compile.c  C program -> binary, cached by content hash, several at a time
  *   run.c      the schedule: compile groups, run each binary, read the histograms
- *   judge.c    histogram -> observation and verdict
+ *   oracle.c   herd7's allowed states per test (--oracle, written by `katomic litmus`)
+ *   judge.c    histogram -> observation and verdict (by herd7's states, else the Result: comment)
  *   output.c   verdicts -> text or JSON
  */
 #ifndef KATOMIC_LITMUS_RUNNER_H
@@ -60,6 +61,7 @@ struct options {
 	const char *cflags;
 	const char *rcu;	/* liburcu flavour: memb (default) or mb */
 	const char *emit_verify;	/* --emit-verify DIR: write the verifier's units, run nothing */
+	const char *oracle;	/* --oracle FILE: herd7's allowed states (oracle.c) */
 };
 extern struct options opt;
 
@@ -69,7 +71,10 @@ enum verdict { V_PASS, V_NOTSEEN, V_FAIL, V_ERROR, V_SKIP, V_PARSE, V_UNJUDGED, 
 struct state {
 	long long count;
 	long long *vals;
+	int forbidden;		/* outside the states herd7 says LKMM allows */
 };
+
+struct oracle_entry;
 
 struct test {
 	const char *path;
@@ -95,6 +100,13 @@ struct test {
 	enum verdict verdict;
 	const char *observation, *expected;
 	char *error;
+	/* the oracle (oracle.c): herd7's states for this test, or NULL (judged by its Result: comment) */
+	const struct oracle_entry *oracle;
+	const char *judged_by;	/* "herd7", "Result:" or NULL (unjudged) */
+	const char *herd_expected;	/* herd7's verdict: Never, Sometimes, Always, DEADLOCK */
+	char *oracle_note;	/* why herd7 did not judge it (owned) */
+	int disagrees;		/* the Result: comment says otherwise than herd7 */
+	long long forbidden;	/* iterations that ended in a state LKMM forbids */
 };
 
 /* harness.c */
@@ -140,6 +152,11 @@ int eval(const struct test *T, const struct lt_expr *e, const long long *v);
 int in_filter(const struct test *T, const long long *v);
 void judge(struct test *T);
 
+/* oracle.c */
+void oracle_load(const char *path);
+const struct oracle_entry *oracle_find(const char *src, size_t len);
+int oracle_judge(struct test *T);
+
 /* output.c */
 const char *verdict_name(enum verdict v);
 void format_val(const struct test *T, long long v, char *buf, size_t size);
@@ -149,6 +166,7 @@ void print_json_test(struct test *T, int first);
 /* What a run came to: the last lines and the end of the JSON. */
 struct tally {
 	int passed, failed, notseen, skipped, bad, unjudged, datarace, deadlock, parsed;
+	int by_herd, by_comment, disagree, herd_failed;	/* judged by herd7 / by Result:; comment vs herd7 */
 };
 void print_json_tail(const struct tally *n);
 

@@ -19,12 +19,11 @@ import sys
 import time
 
 from ..common import documents, paths
-from . import herd as herdmod
+from ..common import herd as herdmod
 from . import isa as isas
 from . import known as knownmod
 from . import kernel_layer, listing, translate, units
 
-LINUX_TARS = ("/usr/src/linux-source-6.12.tar.xz", "/usr/src/linux-source-6.1.tar.xz")
 # A test that calls these is not judged: the LKMM's RCU is more than the compiled code's barriers.
 RCU_CALLS = re.compile(r"\b(synchronize_rcu|synchronize_rcu_expedited|synchronize_srcu|synchronize_srcu_expedited|"
                        r"srcu_read_lock|srcu_read_unlock|srcu_down_read|srcu_up_read|call_rcu)\b")
@@ -65,7 +64,7 @@ def main(argv=None):
         return 3
     cache = os.path.join(paths.build(), "verify-cache")
     try:
-        lkmm = herdmod.find_lkmm(a.lkmm, LINUX_TARS, cache)
+        lkmm = herdmod.find_lkmm(a.lkmm)
     except herdmod.HerdMissing as e:
         print("katomic verify: SKIP: %s" % e, file=out)
         return 3
@@ -102,7 +101,7 @@ def main(argv=None):
         tests = json.load(f)
     for t in tests:
         t["_dir"] = work
-    H = herdmod.Herd(herd7, libdir, lkmm, cache, unroll=a.unroll, timeout=a.herd_timeout)
+    H = herdmod.Herd(herd7, libdir, lkmm, herdmod.cache_dir(), unroll=a.unroll, timeout=a.herd_timeout)
     K = knownmod.Known(H)
     print("katomic verify: %d tests; herd7 %s (%s); LKMM %s; %s" % (
         len(tests), herdmod.version(herd7), herd7, lkmm, "mutation " + a.mutate if a.mutate else "no mutation"),

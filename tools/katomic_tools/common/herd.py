@@ -1,5 +1,7 @@
 """herd7: where it is, where the LKMM is, one run read into a set of final
-states (or the reason there is none), cached by the hash of what it read."""
+states (or the reason there is none), cached by the hash of what it read.
+Shared by `katomic verify` (compiled code vs LKMM) and `katomic litmus`
+(herd7 judges what the CPU showed): one cache, build/herd-cache."""
 import hashlib
 import json
 import os
@@ -13,6 +15,16 @@ import time
 from ..common import paths
 
 HERD_VERSION_MIN = (7, 56)
+# Where the LKMM comes from when --lkmm is not given: the first of these found.
+LINUX_TARS = ("/usr/src/linux-source-6.12.tar.xz", "/usr/src/linux-source-6.1.tar.xz")
+
+
+def cache_dir():
+    """herd7's results and the extracted LKMMs (the build directory: an installed katomic's is the user's cache)."""
+    return os.path.join(paths.build(), "herd-cache")
+
+
+TIMED_OUT = re.compile(r"herd7 ran over (\d+) s")
 
 
 class HerdMissing(Exception):
@@ -55,8 +67,9 @@ def version(herd):
     return m.group(0) if m else None
 
 
-def find_lkmm(option, tars, cache):
+def find_lkmm(option=None, tars=LINUX_TARS, cache=None):
     """A folder with linux-kernel.cfg: --lkmm DIR, or tools/memory-model of the first kernel tarball found."""
+    cache = cache or cache_dir()
     if option:
         if not os.path.isfile(os.path.join(option, "linux-kernel.cfg")):
             raise HerdMissing("--lkmm %s: no linux-kernel.cfg there" % option)
@@ -110,15 +123,24 @@ class Herd:
             cmd += ["-variant", "telechat", "-unroll", str(self.unroll)]
         return cmd + [path]
 
-    def run(self, text, source, name="t.litmus"):
-        """States of a test: {"states": [frozenset of (key, value)], "flags": [...]} or {"error": msg}."""
-        h = hashlib.sha256((self.key + ("S" if source else "A") + "%d/%d" % (self.unroll, self.timeout) + text)
+    def run(self, text, source, want_observation=False):
+        """States of a test: {"states": [frozenset of (key, value)], "flags": [...], "observation": ...}
+        or {"error": msg}.  want_observation: a cached result from before herd7's Observation line was
+        kept is run again."""
+        # The time limit is not part of the key (the "/300" is the form keys had when it was, kept so
+        # those results stay valid): a result is the same whatever the limit; a time-out is run again
+        # only under a longer limit.
+        h = hashlib.sha256((self.key + ("S" if source else "A") + "%d/300" % self.unroll + text)
                            .encode()).hexdigest()
         cpath = os.path.join(self.cache, h[:2], h + ".json")
         if os.path.isfile(cpath):
-            self.hits += 1
             with open(cpath) as f:
-                return _thaw(json.load(f))
+                res = _thaw(json.load(f))
+            m = TIMED_OUT.match(res.get("error", ""))
+            limit = int(m.group(1)) if m else 0
+            if not ((want_observation and "states" in res and "observation" not in res) or limit and limit < self.timeout):
+                self.hits += 1
+                return res
         os.makedirs(os.path.dirname(cpath), exist_ok=True)
         # its own name: two threads (or two runs sharing the cache) may run one test at once
         tpath = os.path.join(self.cache, h[:2], "%s-%d-%d.litmus" % (h[:16], os.getpid(), threading.get_ident()))
@@ -180,6 +202,9 @@ def parse_output(out, err):
         states.append(frozenset(kv))
     flags = [ln.split()[1] for ln in lines if ln.startswith("Flag ")]
     res = {"states": states, "flags": flags}
+    obs = [ln.split()[2] for ln in lines if ln.startswith("Observation ") and len(ln.split()) > 2]
+    if obs:
+        res["observation"] = obs[0]
     unroll = [w for w in warnings if "unroll" in w.lower()]
     if unroll:
         res["unrolled"] = unroll[0][:300]

@@ -1,0 +1,1 @@
+"""katomic litmus: the C litmus runner (tools/litmus) judged by herd7's LKMM states (oracle.py)."""
