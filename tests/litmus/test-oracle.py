@@ -18,7 +18,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from katomic_tools.common import herd as herdmod  # noqa: E402
+from katomic_tools.common import herd as herdmod, schema  # noqa: E402
 from katomic_tools.common.tap import Tap  # noqa: E402
 from katomic_tools.litmus import __main__ as wrapper, oracle  # noqa: E402
 
@@ -54,6 +54,15 @@ def litmus(oracle_path, *files, extra=()):
     return run([RUNNER, "--cc", HCC, "--iterations", ITER, "--oracle", oracle_path] + list(extra) + list(files))
 
 
+def fits(doc):
+    try:
+        schema.check(doc, schema.load_schema("litmus"))
+        return True
+    except schema.SchemaError as e:
+        print("# %s" % e)
+        return False
+
+
 def verdict(out, name):
     return next((ln for ln in out.splitlines() if ln.startswith("Verdict %s " % name)), "")
 
@@ -70,6 +79,7 @@ only11 = write_oracle("sb-only-11", [oracle.FORMAT, "test %s Always - 1" % sb, "
 rc, out, err = litmus(only11, SB, extra=("--json",))
 doc = json.loads(out) if out.strip().startswith("{") else {"tests": [{}]}
 tj = doc["tests"][0]
+t.check(fits(doc), "a run with an oracle fits litmus.schema.json")
 t.check(rc == 1 and tj.get("verdict") == "FAIL" and tj.get("forbidden", 0) > 0 and
         any(s.get("forbidden") for s in tj.get("states", [])) and doc.get("judged_by_herd7") == 1,
         "an oracle allowing only 0:r0=1 /\\ 1:r0=1: the other observed states fail the test (JSON: forbidden %s)"
@@ -144,6 +154,7 @@ if have:
     except ValueError:
         doc = {"tests": []}
     by = {x.get("name"): x for x in doc["tests"]}
+    t.check(fits(doc), "the herd7-judged run fits litmus.schema.json")
     t.check(rc == 0 and len(by) == 3 and all(x.get("judged_by") == "herd7" for x in by.values()),
             "--judge herd7: every test of tests/litmus/oracle judged by herd7 (exit %d)" % rc)
     mp = by.get("MP+wmb+rmb+wrong-comment", {})

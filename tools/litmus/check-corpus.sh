@@ -10,9 +10,18 @@
 # names a primitive outside the kernel API.  Missing material is skipped with a note.
 # Environment: LITMUS (runner), HCC, BACKENDS, CORPUS, SAMPLE, ITER (sample),
 # AGREE_BACKENDS, AGREE_ITER (the parser-runner agreement run), LINUX_TAR,
-# LINUX_ITER, BUILD.
+# LINUX_ITER, BUILD, JUDGE (auto: herd7 if found; herd7: required).
 set -u
 tp=0 tf=0
+# Runs go through `katomic litmus`: each observed state judged by herd7's LKMM where herd7
+# is found (JUDGE=herd7 requires it: CI), else by the Result: comments, with a note.
+judged() {
+	PYTHONPATH=tools${PYTHONPATH:+:$PYTHONPATH} python3 -m katomic_tools.litmus --runner "$LITMUS" --judge "${JUDGE:-auto}" "$@"
+}
+# the runner's counts line: who judged, what herd7 could not
+oracle_line() {
+	echo "$1" | grep '^(.*judged by herd7' | sed 's/^(//; s/; backend .*//'
+}
 pass() { tp=$((tp + 1)); echo "ok: $*"; }
 fail() { tf=$((tf + 1)); echo "FAILED: $*"; }
 
@@ -22,7 +31,7 @@ run() {
 	shift
 	for b in $BACKENDS; do
 		t0=$(date +%s)
-		out=$("$LITMUS" --backend "$b" --cc "$HCC" "$@" 2>/dev/null)
+		out=$(judged --backend "$b" --cc "$HCC" "$@" 2>/dev/null)
 		rc=$?
 		t1=$(date +%s)
 		other=$(echo "$out" | grep '^Skipped: ' | grep -v 'is not in the kernel API' | head -n 3)
@@ -63,14 +72,17 @@ agree=tests/litmus
 n=$(find $agree -name '*.litmus' ! -path '*/bad/*' | wc -l)
 for b in $AGREE_BACKENDS; do
 	t0=$(date +%s)
-	out=$("$LITMUS" --backend "$b" --cc "$HCC" --iterations "$AGREE_ITER" --rcu-iterations "$AGREE_ITER" \
+	out=$(judged --backend "$b" --cc "$HCC" --iterations "$AGREE_ITER" --rcu-iterations "$AGREE_ITER" \
 		$(find $agree -name '*.litmus' ! -path '*/bad/*' | LC_ALL=C sort) 2>/dev/null)
 	rc=$?
 	t1=$(date +%s)
 	verdicts=$(echo "$out" | grep -c '^Verdict ')
 	skips=$(echo "$out" | grep -c '^Skipped: .')
 	unj=$(echo "$out" | grep -c '^Unjudged: .')
-	summary="$verdicts verdicts ($skips skipped, $unj unjudged with a reason) for $n files in $((t1 - t0)) s"
+	summary="$verdicts verdicts ($skips skipped, $unj unjudged with a reason) for $n files in $((t1 - t0)) s; $(oracle_line "$out")"
+	# what herd7 could not judge, by its message (numbers in it made N: one line per kind)
+	echo "$out" | sed -n 's/^Oracle Result: comment (herd7 did not judge: \(.*\))$/\1/p' |
+		sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | sed 's/^ */  herd7 could not judge: /'
 	if [ "$rc" -eq 0 ] && [ "$verdicts" -eq "$((n - skips))" ]; then
 		pass "parser and runner agree, backend $b: $summary"
 	else

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Run the litmus corpus (tests/litmus and LKMM_DIR) under each backend; sum the verdicts.
+# Run the litmus corpus (tests/litmus and LKMM_DIR) under each backend, judged by herd7
+# when it is found (the oracle's own checks: tests/litmus/test-oracle.py); sum the verdicts.
 # Then the mutation checks (a weakened primitive must make a test FAIL), and
 # check that each tests/litmus/bad/*.litmus is rejected with FILE:LINE:COL: and exit 2.
-# Environment: LITMUS (runner), ITER, HCC (harness compiler), BACKENDS, LKMM_DIR.
+# Environment: LITMUS (runner), ITER, HCC (harness compiler), BACKENDS, LKMM_DIR, JUDGE (auto, herd7).
 set -u
 dirs=tests/litmus
 if [ -d "$LKMM_DIR" ]; then
@@ -12,8 +13,18 @@ else
 fi
 case " $BACKENDS " in *" asm "*) ;; *) echo "note: include/katomic/backend/asm.h not found: asm backend skipped";; esac
 tp=0 tf=0
+# The runs through `katomic litmus` (tools/katomic_tools/litmus): every state judged by
+# herd7's LKMM where herd7 is found (JUDGE=herd7 requires it), else by the Result: comments.
+judged() {
+	if command -v python3 >/dev/null 2>&1; then
+		PYTHONPATH=tools${PYTHONPATH:+:$PYTHONPATH} python3 -m katomic_tools.litmus --runner "$LITMUS" --judge "${JUDGE:-auto}" "$@"
+	else
+		echo "note: no python3: no herd7 oracle, judged by the Result: comments" >&2
+		"$LITMUS" "$@"
+	fi
+}
 for b in $BACKENDS; do
-	out=$("$LITMUS" --backend "$b" --cc "$HCC" --iterations "$ITER" $dirs)
+	out=$(judged --backend "$b" --cc "$HCC" --iterations "$ITER" $dirs)
 	rc=$?
 	echo "$out" | grep -E '^(Verdict .* (FAIL|ERROR)|Error|Skipped)' || true
 	echo "$out" | grep -E '^Error' -A3 | head -40
@@ -125,5 +136,12 @@ if command -v python3 >/dev/null 2>&1; then
 else
 	echo "note: no python3: the JSON output is not checked against its schema"
 fi
+# The herd7 oracle: hand-written oracles always, herd7's own where it is found.
+out=$(LITMUS=$LITMUS HCC=$HCC python3 tests/litmus/test-oracle.py 2>&1 || true)
+echo "$out" | grep -Ev '^ok ' || true
+p=$(echo "$out" | tail -n 1 | awk '/passed, .* failed$/ { print $1 }')
+f=$(echo "$out" | tail -n 1 | awk '/passed, .* failed$/ { print $3 }')
+[ -n "$p" ] || { p=0; f=1; }
+tp=$((tp + p)); tf=$((tf + f))
 echo "$tp passed, $tf failed"
 [ "$tf" -eq 0 ]

@@ -1,6 +1,7 @@
 # katomic litmus runner: `include tools/litmus/litmus.mk` from the top Makefile.
 #   make litmus          build $(BUILD)/katomic-litmus
-#   make check-litmus    tests/litmus/ and $(LKMM_DIR) under every backend; ends "N passed, M failed"
+#   make check-litmus    tests/litmus/ and $(LKMM_DIR) under every backend, judged by herd7 where
+#                        it is found (LITMUS_JUDGE); ends "N passed, M failed"
 #   make check-litmus-corpus  the public corpus share (parse all, run a sample) and
 #                        linux-source-6.12's litmus tests, every backend (CI)
 #   make fuzz-litmus     libFuzzer + ASan on the parser for FUZZ_TIME seconds (clang)
@@ -26,6 +27,9 @@ LITMUS_ITERATIONS ?= 2000000
 LITMUS_HARNESS_CC ?= gcc
 LITMUS_BACKENDS ?= c11 $(if $(wildcard include/katomic/backend/asm.h),asm)
 FUZZ_TIME ?= 60
+# Who judges the runs of check-litmus and check-litmus-corpus: auto (herd7's LKMM states
+# where herd7 is found, else the Result: comments, with a note), herd7 (required: CI), comment.
+LITMUS_JUDGE ?= auto
 FUZZ_CC ?= clang
 
 LITMUS_SRCS := $(addprefix tools/litmus/,main.c parse.c harness.c verify.c compile.c run.c oracle.c judge.c output.c util.c)
@@ -54,7 +58,7 @@ $(BUILD)/katomic-litmus: $(LITMUS_SRCS) tools/litmus/parse.h tools/litmus/runner
 check-litmus: $(BUILD)/katomic-litmus $(BUILD)/litmus-ceiling
 	@$(BUILD)/litmus-ceiling -r 1 -n 20000 >/dev/null || { echo 'check-litmus: litmus-ceiling failed'; exit 1; }
 	@LITMUS=$(BUILD)/katomic-litmus ITER=$(LITMUS_ITERATIONS) HCC='$(LITMUS_HARNESS_CC)' \
-	 BACKENDS='$(LITMUS_BACKENDS)' LKMM_DIR='$(LKMM_DIR)' sh tools/litmus/check.sh
+	 BACKENDS='$(LITMUS_BACKENDS)' LKMM_DIR='$(LKMM_DIR)' JUDGE=$(LITMUS_JUDGE) sh tools/litmus/check.sh
 
 LITMUS_FUZZ_SRCS := $(addprefix tools/litmus/,fuzz.c parse.c harness.c util.c) $(BUILD)/litmus-rt.c
 
@@ -62,7 +66,7 @@ check-litmus-corpus: $(BUILD)/katomic-litmus
 	@LITMUS=$(BUILD)/katomic-litmus HCC='$(LITMUS_HARNESS_CC)' BACKENDS='$(LITMUS_BACKENDS)' BUILD=$(BUILD) \
 	 CORPUS='$(LITMUS_CORPUS)' SAMPLE=$(LITMUS_SAMPLE) ITER=$(LITMUS_CORPUS_ITERATIONS) \
 	 AGREE_BACKENDS='$(LITMUS_AGREE_BACKENDS)' AGREE_ITER=$(LITMUS_AGREE_ITERATIONS) \
-	 LINUX_TAR='$(LINUX_TAR)' LINUX_ITER=$(LITMUS_LINUX_ITERATIONS) sh tools/litmus/check-corpus.sh
+	 LINUX_TAR='$(LINUX_TAR)' LINUX_ITER=$(LITMUS_LINUX_ITERATIONS) JUDGE=$(LITMUS_JUDGE) sh tools/litmus/check-corpus.sh
 
 $(BUILD)/fuzz-litmus: $(LITMUS_FUZZ_SRCS) tools/litmus/parse.h tools/litmus/runner.h
 	@mkdir -p $(BUILD)

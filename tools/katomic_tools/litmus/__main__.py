@@ -7,7 +7,6 @@ final states each test allows (oracle.py), and the runner judges every
 observed state against them.  --judge auto (the default) does so when herd7
 and an LKMM are found and says so when they are not; --judge herd7 requires
 them; --judge comment judges by the tests' Result: comments only."""
-import json
 import os
 import subprocess
 import sys
@@ -61,40 +60,6 @@ def runner_path(own):
     return b
 
 
-def files_of(runner, rest):
-    """The files the runner will read (its own walk of the arguments), those that parse."""
-    p = subprocess.run([runner, "--parse-only", "--json"] + rest, capture_output=True, text=True)
-    try:
-        doc = json.loads(p.stdout)
-    except ValueError:
-        return None     # the runner's own run will say what is wrong (usage, a missing file)
-    return [t["file"] for t in doc["tests"] if t.get("verdict") == "parsed"]
-
-
-def prepare(runner, rest, judge="auto", herd7=None, lkmm=None, timeout=300, stream=sys.stderr):
-    """The runner's extra arguments (["--oracle", FILE] or []) and a note on who judges."""
-    if judge == "comment":
-        return [], "judged by the tests' Result: comments (--judge comment)"
-    try:
-        herd, libdir = herdmod.find_herd(herd7)
-        lk = herdmod.find_lkmm(lkmm)
-    except herdmod.HerdMissing as e:
-        if judge == "herd7":
-            raise
-        return [], "%s: judged by the tests' Result: comments only" % e
-    files = files_of(runner, rest)
-    if files is None:
-        return [], None         # the runner will say what is wrong with the arguments
-    if not files:
-        return [], "no test parsed: no herd7 oracle"
-    path, n = oracle.write(files, herd, libdir, lk, herdmod.cache_dir(), os.path.join(herdmod.cache_dir(), "oracles"),
-                           timeout=timeout, stream=stream)
-    return ["--oracle", path], ("judged by herd7 %s with the LKMM of %s: %d tests, %d herd7 runs, %d cached, "
-                                "%d herd7 could not judge, %.0f s" % (herdmod.version(herd), lk, n["tests"],
-                                                                      n["herd7_runs"], n["cached"], n["not_judged"],
-                                                                      n["seconds"]))
-
-
 def main(argv=None):
     try:
         own, rest = split_args(sys.argv[1:] if argv is None else argv)
@@ -105,7 +70,7 @@ def main(argv=None):
     extra = []
     if not any(a in NO_RUN or a.startswith("--emit-verify=") for a in rest):
         try:
-            extra, what = prepare(runner, rest, own["--judge"], own["--herd7"], own["--lkmm"],
+            extra, what = oracle.prepare(runner, rest, own["--judge"], own["--herd7"], own["--lkmm"],
                                   int(own["--herd-timeout"]))
         except herdmod.HerdMissing as e:
             note("--judge herd7: %s" % e)

@@ -7,8 +7,10 @@ reads it; herd7's runs are cached by that text and the LKMM's files
 (common/herd.py), so a second run over the same tests costs nothing."""
 import concurrent.futures
 import hashlib
+import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -25,7 +27,37 @@ def fnv64(data):
 
 
 def _one_line(msg):
+    msg = re.sub(r'File "[^"]*"(, )?:?\s*', "", msg)          # herd7's name for our temporary copy
     return re.sub(r"\s+", " ", msg).strip() or "herd7 printed nothing"
+
+
+# The kernel spellings herd7's LKMM does not know, read as the ones it does
+# (docs/litmus.md "Judged by herd7"): each is the same ordering or a weaker
+# one, so the states herd7 allows are at least those the test allows and a
+# state outside them is still one the test forbids.
+REWRITES = (
+    # virt_*: the kernel defines each as its __smp_* barrier
+    (re.compile(r"\bvirt_(mb|rmb|wmb|store_mb|store_release|load_acquire)\b"), r"smp_\1"),
+    # dma_*: mb()/rmb()/wmb() or the arch's coherent-domain barriers, never weaker than smp_* between CPUs
+    (re.compile(r"\bdma_(mb|rmb|wmb)\b"), r"smp_\1"),
+    # interrupts are no part of the LKMM: the irq variants of a lock are the lock
+    (re.compile(r"\b(?:raw_)?spin_lock(?:_irqsave|_irq|_bh)?\s*\(\s*([^,()]+?)\s*(?:,\s*\w+\s*)?\)"), r"spin_lock(\1)"),
+    (re.compile(r"\b(?:raw_)?spin_unlock(?:_irqrestore|_irq|_bh)?\s*\(\s*([^,()]+?)\s*(?:,\s*\w+\s*)?\)"), r"spin_unlock(\1)"),
+    (re.compile(r"\braw_spin_trylock\b"), "spin_trylock"),
+    # a lock declared in the init block: herd7 knows no size for spinlock_t; LKMM's lock is a word, 0 unlocked
+    (re.compile(r"\bspinlock_t\s+(\w+)\s*;"), r"int \1;"),
+)
+FLAGS_DECL = re.compile(r"\bunsigned\s+long\s+(\w+)\s*;")
+
+
+def herd_text(text):
+    """The test as herd7's LKMM reads it (REWRITES), and whether it changed."""
+    out = text
+    for pat, repl in REWRITES:
+        out = pat.sub(repl, out)
+    # an irqsave's flags word, now unused (herd7's C has no long)
+    out = FLAGS_DECL.sub(lambda m: "" if len(re.findall(r"\b%s\b" % m.group(1), out)) == 1 else m.group(0), out)
+    return out, out != text
 
 
 def entry(key, res):
@@ -71,7 +103,7 @@ def write(files, herd7, libdir, lkmm, cache, out_dir, timeout=300, jobs=None, st
     prog = Progress(len(texts), "with the LKMM of %s" % lkmm, stream)
 
     def one(key):
-        res = H.run(texts[key], source=True, want_observation=True)
+        res = H.run(herd_text(texts[key])[0], source=True, want_observation=True)
         prog.step(H)
         return key, res
 
@@ -91,3 +123,37 @@ def write(files, herd7, libdir, lkmm, cache, out_dir, timeout=300, jobs=None, st
         os.replace(tmp, path)
     return path, {"tests": len(texts), "herd7_runs": H.runs, "cached": H.hits, "not_judged": errors,
                   "seconds": round(time.time() - prog.t0, 1)}
+
+
+def files_of(runner, rest):
+    """The files the runner will read (its own walk of the arguments), those that parse."""
+    p = subprocess.run([runner, "--parse-only", "--json"] + rest, capture_output=True, text=True)
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        return None     # the runner's own run will say what is wrong (usage, a missing file)
+    return [t["file"] for t in doc["tests"] if t.get("verdict") == "parsed"]
+
+
+def prepare(runner, rest, judge="auto", herd7=None, lkmm=None, timeout=300, stream=sys.stderr):
+    """The runner's extra arguments (["--oracle", FILE] or []) and a note on who judges."""
+    if judge == "comment":
+        return [], "judged by the tests' Result: comments (--judge comment)"
+    try:
+        herd, libdir = herdmod.find_herd(herd7)
+        lk = herdmod.find_lkmm(lkmm)
+    except herdmod.HerdMissing as e:
+        if judge == "herd7":
+            raise
+        return [], "%s: judged by the tests' Result: comments only" % e
+    files = files_of(runner, rest)
+    if files is None:
+        return [], None         # the runner will say what is wrong with the arguments
+    if not files:
+        return [], "no test parsed: no herd7 oracle"
+    path, n = write(files, herd, libdir, lk, herdmod.cache_dir(), os.path.join(herdmod.cache_dir(), "oracles"),
+                           timeout=timeout, stream=stream)
+    return ["--oracle", path], ("judged by herd7 %s with the LKMM of %s: %d tests, %d herd7 runs, %d cached, "
+                                "%d herd7 could not judge, %.0f s" % (herdmod.version(herd), lk, n["tests"],
+                                                                      n["herd7_runs"], n["cached"], n["not_judged"],
+                                                                      n["seconds"]))

@@ -2,9 +2,12 @@
 outcome of every run, and the problems (anything but PASS / not seen and the
 verdicts of tests run but not judged: UNJUDGED for Result Maybe or none, DATARACE).
 
-forbidden = iterations that ended in a state the test forbids: positive for
-`Never` (exists ...), negative for `Always` (forall ...).  weak seen = of the
-tests expected `Sometimes`, those whose condition was witnessed."""
+forbidden = iterations that ended in a state the test forbids: judged by
+herd7, every state outside the states LKMM allows (the runner's `forbidden`);
+judged by the Result: comment, positive for `Never` (exists ...), negative
+for `Always` (forall ...).  weak seen = of the tests expected `Sometimes`,
+those whose condition was witnessed.  by herd7 / by comment: the tests each
+oracle judged (documents from before the oracle: all by comment)."""
 from dataclasses import dataclass, field
 
 PASSING = ("PASS", "not seen")
@@ -27,6 +30,10 @@ class RunSummary:
     weak_tests: int = 0
     not_seen: int = 0
     not_judged: int = 0
+    by_herd7: int = 0
+    by_comment: int = 0
+    disagreements: int = 0
+    oracle: bool = False
     skipped: int = 0
     errors: int = 0
     iterations: int = 0     # per test, as asked
@@ -41,7 +48,8 @@ def summarise(entry, doc, iterations):
     """entry: run.json's stages.litmus.runs[i]; doc: its document (None if it has none)."""
     if doc is None or entry["status"] != "ok":
         return RunSummary(entry["backend"], entry["cc"], entry["exit"], False, entry.get("note") or "no document")
-    s = RunSummary(entry["backend"], entry["cc"], entry["exit"], True, iterations=iterations)
+    s = RunSummary(entry["backend"], entry["cc"], entry["exit"], True, iterations=iterations,
+                   oracle=bool(doc.get("oracle")), disagreements=doc.get("disagreements", 0))
     for t in doc["tests"]:
         s.tests += 1
         v, ex = t["verdict"], t.get("expected", "")
@@ -54,17 +62,24 @@ def summarise(entry, doc, iterations):
         s.skipped += v == "SKIP"
         s.errors += v in ("ERROR", "parse error")
         if v in JUDGED:
-            if ex == "Never":
+            by = t.get("judged_by", "Result:")
+            s.by_herd7 += by == "herd7"
+            s.by_comment += by == "Result:"
+            if "forbidden" in t:
+                s.forbidden += t["forbidden"]
+            elif ex == "Never":
                 s.forbidden += pos
             elif ex == "Always":
                 s.forbidden += neg
-            elif ex == "Sometimes":
+            if ex == "Sometimes":
                 s.weak_tests += 1
                 s.weak_seen += pos > 0
         if v not in PASSING + NOT_JUDGED:
             why = t.get("reason") or t.get("error") or ""
             if v == "FAIL":
-                why = "expected %s, observed %s (%d positive, %d negative)" % (ex, t.get("observation", ""), pos, neg)
+                why = "expected %s by %s, observed %s (%d positive, %d negative%s)" % (
+                    ex, t.get("judged_by") or "Result:", t.get("observation", ""), pos, neg,
+                    ", %d in states LKMM forbids" % t["forbidden"] if t.get("judged_by") == "herd7" else "")
             s.problems.append("%s: %s %s: %s" % (s.name, name, v, why))
     return s
 

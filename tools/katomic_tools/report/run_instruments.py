@@ -9,6 +9,7 @@ import sys
 import time
 
 from ..common import compilers, documents, paths
+from ..litmus import oracle as litmus_oracle
 from . import machine
 
 SCHEMA_VERSION = 1
@@ -113,6 +114,16 @@ class Runner:
             progress("[2/3] litmus: FAILED to build the runner, see " + blog)
             return dict(stage, status="failed",
                         note="the litmus runner did not build: %s (log: logs/litmus-build.log)" % _last_line(blog))
+        # herd7's LKMM states judge every observed state where herd7 is found (katomic litmus --judge auto)
+        progress("[2/3] litmus: herd7's LKMM states for the tests (cached after the first run)...")
+        with open(os.path.join(self.logs, "litmus-oracle.log"), "w") as olog:
+            try:
+                oracle_args, what = litmus_oracle.prepare(runner, dirs, "auto", stream=olog)
+            except (OSError, subprocess.SubprocessError) as err:
+                oracle_args, what = [], "herd7 oracle failed (%s): judged by the Result: comments" % err
+        if what:
+            notes.append("litmus " + what)
+        stage["judge"] = "herd7" if oracle_args else "comment"
         for hc in hccs:
             for b in backends:
                 progress("[2/3] litmus: %s backend, harnesses by %s, %d iterations per test..." % (b, hc, iters))
@@ -120,7 +131,8 @@ class Runner:
                 log = os.path.join(self.logs, "litmus-%s-%s.log" % (b, hc))
                 with open(os.path.join(self.out, rel), "w") as o, open(log, "w") as e:
                     rc = subprocess.run([runner, "--backend", b, "--cc", hc, "--iterations", str(iters),
-                                         "--timeout", str(timeout), "--json"] + dirs, stdout=o, stderr=e).returncode
+                                         "--timeout", str(timeout), "--json"] + oracle_args + dirs,
+                                        stdout=o, stderr=e).returncode
                 entry = {"backend": b, "cc": hc, "exit": rc, "document": rel}
                 try:
                     documents.read(os.path.join(self.out, rel), "litmus")
