@@ -152,6 +152,9 @@ class Herd:
             p = subprocess.run(self._cmd(tpath, source), capture_output=True, text=True, timeout=self.timeout,
                                cwd=self.lkmm if source else None)
             res = parse_output(p.stdout, p.stderr)
+            if res.get("error") == "herd7 printed no states" and p.returncode:
+                res["error"] = ("herd7 killed by signal %d" % -p.returncode if p.returncode < 0 else
+                                "herd7 exited with status %d" % p.returncode) + ", no states printed"
         except subprocess.TimeoutExpired:
             res = {"error": "herd7 ran over %d s" % self.timeout}
         res["secs"] = round(time.time() - t0, 2)

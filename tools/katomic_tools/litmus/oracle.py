@@ -92,7 +92,7 @@ class Progress:
                 self.what, self.done, self.total, H.runs, H.hits, now - self.t0), file=self.stream, flush=True)
 
 
-def write(files, herd7, libdir, lkmm, cache, out_dir, timeout=300, jobs=None, stream=sys.stderr):
+def write(files, herd7, libdir, lkmm, cache, out_dir, timeout=10, jobs=None, stream=sys.stderr):
     """Run herd7 with the LKMM on every file; write the oracle; return its path and the counts."""
     H = herdmod.Herd(herd7, libdir, lkmm, cache, timeout=timeout)
     texts = {}
@@ -135,7 +135,7 @@ def files_of(runner, rest):
     return [t["file"] for t in doc["tests"] if t.get("verdict") == "parsed"]
 
 
-def prepare(runner, rest, judge="auto", herd7=None, lkmm=None, timeout=300, stream=sys.stderr):
+def prepare(runner, rest, judge="auto", herd7=None, lkmm=None, timeout=10, stream=sys.stderr):
     """The runner's extra arguments (["--oracle", FILE] or []) and a note on who judges."""
     if judge == "comment":
         return [], "judged by the tests' Result: comments (--judge comment)"
