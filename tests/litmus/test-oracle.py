@@ -100,6 +100,13 @@ mp_sb = write_oracle("sb-only", [oracle.FORMAT, "test %s Sometimes - 1" % sb, "s
 rc, out, err = litmus(mp_sb, MP)
 t.check(rc == 2 and MP in err and "not in the oracle" in err, "a test the oracle does not name: exit 2, naming it")
 
+SRCU = os.path.join(DIR, "SRCU-index+locations.litmus")
+odd = write_oracle("srcu-index", [oracle.FORMAT, "test %016x Sometimes - 2" % key(SRCU),
+                                  "state 0:r1=12345 1:r0=0", "state 0:r1=12345 1:r0=1"])
+rc, out, err = litmus(odd, SRCU)
+t.check(rc == 0 and "PASS" in verdict(out, "SRCU-index+locations") and "not compared: 0:r1" in out,
+        "the index srcu_read_lock() returned is the implementation's: not compared with herd7's (12345 here)")
+
 malformed = {
     "header": ["katomic-litmus-oracle 9"],
     "unknown line": [oracle.FORMAT, "tset %s Never - 0" % sb],
@@ -155,7 +162,7 @@ if have:
         doc = {"tests": []}
     by = {x.get("name"): x for x in doc["tests"]}
     t.check(fits(doc), "the herd7-judged run fits litmus.schema.json")
-    t.check(rc == 0 and len(by) == 3 and all(x.get("judged_by") == "herd7" for x in by.values()),
+    t.check(rc == 0 and len(by) == 4 and all(x.get("judged_by") == "herd7" for x in by.values()),
             "--judge herd7: every test of tests/litmus/oracle judged by herd7 (exit %d)" % rc)
     mp = by.get("MP+wmb+rmb+wrong-comment", {})
     t.check(mp.get("disagrees") is True and mp.get("herd7", {}).get("expected") == "Never" and

@@ -374,6 +374,7 @@ int main(int argc, char **argv)
 		free(tests[i].unjudged);
 		free(tests[i].error);
 		free(tests[i].oracle_note);
+		free(tests[i].oracle_skipped);
 		free(tests[i].src);
 		lt_free(tests[i].lt);
 		free(files[i]);

@@ -68,8 +68,10 @@ static void print_oracle(const struct test *T)
 	if (T->oracle_note)
 		printf("Oracle Result: comment (herd7 did not judge: %s)\n", T->oracle_note);
 	else if (T->judged_by && !strcmp(T->judged_by, "herd7"))
-		printf("Oracle herd7 with LKMM: %s%s; %lld iterations in states LKMM forbids\n", T->herd_expected,
-		       T->verdict == V_DATARACE ? " DATARACE" : "", T->forbidden);
+		printf("Oracle herd7 with LKMM: %s%s; %lld iterations in states LKMM forbids%s%s%s\n", T->herd_expected,
+		       T->verdict == V_DATARACE ? " DATARACE" : "", T->forbidden,
+		       T->oracle_skipped ? " (not compared: " : "", T->oracle_skipped ? T->oracle_skipped : "",
+		       T->oracle_skipped ? ", SRCU indices: the implementation's values)" : "");
 	if (T->disagrees)
 		printf("Disagreement %s: the file's Result: comment says %s%s, herd7 says %s%s\n", T->lt->name,
 		       comment, T->lt->datarace ? " DATARACE" : "", T->herd_expected,

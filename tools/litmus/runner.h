@@ -105,6 +105,7 @@ struct test {
 	const char *judged_by;	/* "herd7", "Result:" or NULL (unjudged) */
 	const char *herd_expected;	/* herd7's verdict: Never, Sometimes, Always, DEADLOCK */
 	char *oracle_note;	/* why herd7 did not judge it (owned) */
+	char *oracle_skipped;	/* columns not compared with herd7's: SRCU indices (owned) */
 	int disagrees;		/* the Result: comment says otherwise than herd7 */
 	long long forbidden;	/* iterations that ended in a state LKMM forbids */
 };
