@@ -27,37 +27,7 @@ def fnv64(data):
 
 
 def _one_line(msg):
-    msg = re.sub(r'File "[^"]*"(, )?:?\s*', "", msg)          # herd7's name for our temporary copy
-    return re.sub(r"\s+", " ", msg).strip() or "herd7 printed nothing"
-
-
-# The kernel spellings herd7's LKMM does not know, read as the ones it does
-# (docs/litmus.md "Judged by herd7"): each is the same ordering or a weaker
-# one, so the states herd7 allows are at least those the test allows and a
-# state outside them is still one the test forbids.
-REWRITES = (
-    # virt_*: the kernel defines each as its __smp_* barrier
-    (re.compile(r"\bvirt_(mb|rmb|wmb|store_mb|store_release|load_acquire)\b"), r"smp_\1"),
-    # dma_*: mb()/rmb()/wmb() or the arch's coherent-domain barriers, never weaker than smp_* between CPUs
-    (re.compile(r"\bdma_(mb|rmb|wmb)\b"), r"smp_\1"),
-    # interrupts are no part of the LKMM: the irq variants of a lock are the lock
-    (re.compile(r"\b(?:raw_)?spin_lock(?:_irqsave|_irq|_bh)?\s*\(\s*([^,()]+?)\s*(?:,\s*\w+\s*)?\)"), r"spin_lock(\1)"),
-    (re.compile(r"\b(?:raw_)?spin_unlock(?:_irqrestore|_irq|_bh)?\s*\(\s*([^,()]+?)\s*(?:,\s*\w+\s*)?\)"), r"spin_unlock(\1)"),
-    (re.compile(r"\braw_spin_trylock\b"), "spin_trylock"),
-    # a lock declared in the init block: herd7 knows no size for spinlock_t; LKMM's lock is a word, 0 unlocked
-    (re.compile(r"\bspinlock_t\s+(\w+)\s*;"), r"int \1;"),
-)
-FLAGS_DECL = re.compile(r"\bunsigned\s+long\s+(\w+)\s*;")
-
-
-def herd_text(text):
-    """The test as herd7's LKMM reads it (REWRITES), and whether it changed."""
-    out = text
-    for pat, repl in REWRITES:
-        out = pat.sub(repl, out)
-    # an irqsave's flags word, now unused (herd7's C has no long)
-    out = FLAGS_DECL.sub(lambda m: "" if len(re.findall(r"\b%s\b" % m.group(1), out)) == 1 else m.group(0), out)
-    return out, out != text
+    return re.sub(r"\s+", " ", herdmod.clean_message(msg)).strip() or "herd7 printed nothing"
 
 
 def entry(key, res):
@@ -103,7 +73,7 @@ def write(files, herd7, libdir, lkmm, cache, out_dir, timeout=10, jobs=None, str
     prog = Progress(len(texts), "with the LKMM of %s" % lkmm, stream)
 
     def one(key):
-        res = H.run(herd_text(texts[key])[0], source=True, want_observation=True)
+        res = H.run(herdmod.lkmm_text(texts[key])[0], source=True, want_observation=True)
         prog.step(H)
         return key, res
 
