@@ -130,6 +130,22 @@ x86 = isas.ISAS["x86_64"]
 i = listing.parse(objdump({"P0": [(0, "lock orl $0x0,-0x4(%rsp)"), (7, "lock cmpxchg %edx,(%rdi)"), (0xb, "ret")]}))["P0"]
 ok(x86.stack(i[0], translate.Slots(x86, set())) == ["mfence"], "x86: a locked RMW of the stack is a full fence")
 ok(x86.render(i[1], lambda a: "L")[0] == "lock; cmpxchg (%rdi),%edx", "x86: cmpxchg in herd7's operand order")
+# x86 setCC: a branch writing 0/1 to the whole register, only where its other bits are known to be zero
+i = x86.prepare(listing.parse(objdump({"P0": [(0, "cmp    $0x0,%eax"), (3, "setne  %al"), (6, "movzbl %al,%eax"),
+                                              (9, "ret")]}))["P0"])
+lines = x86.render(i[1], lambda a: "L0_%x" % a)
+ok(lines[0] == "jne L0_3s" and "movq $0,%rax" in lines and "movq $1,%rax" in lines and
+   lines.index("L0_3s:") < lines.index("movq $1,%rax") and x86.render(i[2], lambda a: "L")[0] == "movq %rax,%rax",
+   "x86: setne + movzbl become a branch to 1 or 0 in rax (the condition kept): %s" % lines)
+i = x86.prepare(listing.parse(objdump({"P0": [(0, "xor    %r10d,%r10d"), (3, "mov    (%rdi),%eax"),
+                                              (5, "test   %eax,%eax"), (7, "sete   %r10b"), (0xb, "ret")]}))["P0"])
+ok(x86.render(i[3], lambda a: "L0_%x" % a)[0] == "je L0_7s", "x86: sete after xor of its register (a test between)")
+try:
+    x86.prepare(listing.parse(objdump({"P0": [(0, "mov    (%rdi),%eax"), (2, "cmp    $0x1,%eax"),
+                                           (5, "sete   %al"), (8, "ret")]}))["P0"])
+    ok(False, "x86: a setCC over a register with live upper bits is refused")
+except isas.NotTaken as e:
+    ok("not known to be zero" in str(e), "x86: a setCC over a register with live upper bits is refused: %s" % e)
 ppc = isas.ISAS["ppc64le"]
 i = listing.parse(objdump({"P0": [(0, "lwarx   r9,0,r3"), (4, "bne-    0 <P0>"), (8, "blr")]}))["P0"]
 ok(ppc.render(i[0], lambda a: "L")[0] == "lwarx r9,r0,r3", "ppc: RA=0 is written r0 (herd7 reads it as 0)")

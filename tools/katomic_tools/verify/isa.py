@@ -405,8 +405,49 @@ class X86_64(Isa):
         legacy = {"rbx": "ebx", "rbp": "ebp"}
         return legacy.get(reg, reg + suffix)
 
+    # the 64-bit register of an 8- or 32-bit name
+    _R64 = {"al": "rax", "bl": "rbx", "cl": "rcx", "dl": "rdx", "sil": "rsi", "dil": "rdi", "bpl": "rbp",
+            "eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx", "esi": "rsi", "edi": "rdi", "ebp": "rbp"}
+    _R64.update({"r%d%s" % (n, s): "r%d" % n for n in range(8, 16) for s in ("b", "w", "d", "")})
+    _R64.update({r: r for r in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp")})
+    _SETCC = re.compile(r"^set(n?[eglsz]|[gl]e)$")
+
+    def _family(self, op):
+        return self._R64.get(op[1:]) if op.startswith("%") else None
+
+    def prepare(self, insns):
+        """herd7's X86_64 has no setCC and no 8-bit registers: `setCC %Xb` becomes a branch writing
+        0 or 1 to all of X, which is what the code computes when X's other bits are zero: the
+        setCC is followed by `movzbl %Xb,...` (rewritten as a 64-bit move), or X's last write
+        before it is `xor X,X`.  Anything else is not taken."""
+        for k, i in enumerate(insns):
+            m = self._SETCC.match(i.mnem)
+            if not m:
+                continue
+            fam = self._family(i.ops[0]) if len(i.ops) == 1 else None
+            if fam is None:
+                raise NotTaken("a setCC herd7 cannot follow: %s" % i.text)
+            nxt = insns[k + 1] if k + 1 < len(insns) else None
+            zext = nxt is not None and nxt.mnem == "movzbl" and len(nxt.ops) == 2 and nxt.ops[0] == i.ops[0] \
+                and self._family(nxt.ops[1]) is not None
+            zeroed = False
+            for j in reversed(insns[:k]):
+                if j.ops and self._family(j.ops[-1]) == fam and not j.mnem.startswith(("cmp", "test")):
+                    zeroed = j.mnem in ("xor", "xorl", "xorq") and len(j.ops) == 2 and j.ops[0] == j.ops[1]
+                    break
+            if not (zext or zeroed):
+                raise NotTaken("a setCC whose register's other bits are not known to be zero: %s" % i.text)
+            i.mnem, i.ops = "setcc-full", ["j" + m.group(1), fam]
+            if zext:
+                nxt.mnem, nxt.ops = "movq", ["%" + fam, "%" + self._family(nxt.ops[1])]
+        return insns
+
     def render(self, i, label, widen=False):
         m, ops = i.mnem, list(i.ops)
+        if m == "setcc-full":
+            jcc, reg, base = self._JREN.get(ops[0], ops[0]), ops[1], label(i.addr)
+            return ["%s %ss" % (jcc, base), "movq $0,%%%s" % reg, "jmp %sd" % base,
+                    "%ss:" % base, "movq $1,%%%s" % reg, "%sd:" % base]
         br = self.branch(i)
         if br:
             ops[-1] = label(br[0])
