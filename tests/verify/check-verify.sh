@@ -28,7 +28,7 @@ rm -f "${TMPDIR:-/tmp}/kv-probe.$$"
 echo "== katomic verify: the kernel's litmus tests and tests/litmus, every target, $CCS, library layer"
 $VERIFY --cc "$CCS" --out "${VERIFY_OUT:-build/verify}" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
 # the kernel's tests as the verifier extracted them (its cache: $KATOMIC_BUILD or build)
-lkmm_tests=${KATOMIC_BUILD:-build}/verify-cache/lkmm/linux-source-6.12/memory-model/litmus-tests
+lkmm_tests=${KATOMIC_BUILD:-build}/herd-cache/lkmm/linux-source-6.12/memory-model/litmus-tests
 echo "== katomic verify: the kernel's litmus tests, the kernel's C11 layer (x86-64, arm64, riscv64), $CCS"
 $VERIFY --cc "$CCS" --layer kernel --out "${VERIFY_OUT:-build/verify}-kernel" \
 	"$lkmm_tests" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }

@@ -242,7 +242,7 @@ def _source_verdict(H, t):
         return {"not_judged": "RCU/SRCU: %s" % m.group(1)}
     if t.get("not_taken"):
         return {"not_judged": t["not_taken"]}
-    res = H.run(herdmod.lkmm_text(text, init_locks=False)[0], source=True)
+    res = H.run(herdmod.lkmm_text(text, locks=False)[0], source=True)
     if "error" in res:
         return {"not_judged": "herd7 (LKMM): %s" % res["error"]}
     if "DATARACE" in [f.upper() for f in res.get("flags", [])] or any("data-race" in f.lower() for f in res.get("flags", [])):
