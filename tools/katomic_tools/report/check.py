@@ -194,7 +194,8 @@ class Check:
         stdout, stderr = self.kept("stdout.txt"), self.kept("stderr.txt")
         self.check(lambda: has_line(r"^compiler +identical +same cost +better +worse +WEAKER +C11/asm", stdout),
                    "stdout: the per-compiler verdict table")
-        self.check(lambda: has_line(r"^backend +harness +tests +passed +failed +forbidden seen", stdout),
+        self.check(lambda: has_line(r"^backend +harness +tests +passed +failed +judged by herd7 / by comment +forbidden seen",
+                                    stdout),
                    "stdout: the litmus table")
         self.check(lambda: has_line(r"^Answer: " + ANSWER, stdout), "stdout: a one-line answer")
         self.check(lambda: re.search(r"noise floor measured: (ops|workloads) \+-[0-9.]+",

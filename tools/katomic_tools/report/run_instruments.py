@@ -122,7 +122,7 @@ class Runner:
             except (OSError, subprocess.SubprocessError) as err:
                 oracle_args, what = [], "herd7 oracle failed (%s): judged by the Result: comments" % err
         if what:
-            notes.append("litmus " + what)
+            notes.append(what)
         stage["judge"] = "herd7" if oracle_args else "comment"
         for hc in hccs:
             for b in backends:
