@@ -92,6 +92,7 @@ def main(argv=None):
             return 2
 
     t0 = time.time()
+    _remove_stale_units(cache)
     work = os.path.join(cache, "units-%d" % os.getpid())
     litmus_bin = _litmus_binary()
     tests_json, emit_err = units.emit(sources, work, litmus_bin)
@@ -219,6 +220,19 @@ class Compiler(units.Compiler):
         root = paths.root()
         super().__init__(cache, os.path.join(root, "include"),
                          [os.path.join(root, "tools", "kernel", "generated"), os.path.join(root, "tests", "kernel")])
+
+
+def _remove_stale_units(cache):
+    """The work folders of runs that were killed (their process is gone): they are never reused."""
+    if not os.path.isdir("/proc/self"):
+        return                  # no way to tell a live run from a dead one here
+    try:
+        names = os.listdir(cache)
+    except OSError:
+        return
+    for n in names:
+        if n.startswith("units-") and n[6:].isdigit() and not os.path.exists("/proc/%s" % n[6:]):
+            shutil.rmtree(os.path.join(cache, n), ignore_errors=True)
 
 
 def _kernel_layer_ready(tg):
