@@ -13,11 +13,8 @@
 # LINUX_ITER, BUILD, JUDGE (auto: herd7 if found; herd7: required).
 set -u
 tp=0 tf=0
-# Runs go through `katomic litmus`: each observed state judged by herd7's LKMM where herd7
-# is found (JUDGE=herd7 requires it: CI), else by the Result: comments, with a note.
-judged() {
-	PYTHONPATH=tools${PYTHONPATH:+:$PYTHONPATH} python3 -m katomic_tools.litmus --runner "$LITMUS" --judge "${JUDGE:-auto}" "$@"
-}
+# the runs go through `katomic litmus`, judged by herd7 where it is found
+. tools/litmus/judged.sh
 # the runner's counts line: who judged, what herd7 could not
 oracle_line() {
 	echo "$1" | grep '^(.*judged by herd7' | sed 's/^(//; s/; backend .*//'

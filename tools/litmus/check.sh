@@ -13,16 +13,8 @@ else
 fi
 case " $BACKENDS " in *" asm "*) ;; *) echo "note: include/katomic/backend/asm.h not found: asm backend skipped";; esac
 tp=0 tf=0
-# The runs through `katomic litmus` (tools/katomic_tools/litmus): every state judged by
-# herd7's LKMM where herd7 is found (JUDGE=herd7 requires it), else by the Result: comments.
-judged() {
-	if command -v python3 >/dev/null 2>&1; then
-		PYTHONPATH=tools${PYTHONPATH:+:$PYTHONPATH} python3 -m katomic_tools.litmus --runner "$LITMUS" --judge "${JUDGE:-auto}" "$@"
-	else
-		echo "note: no python3: no herd7 oracle, judged by the Result: comments" >&2
-		"$LITMUS" "$@"
-	fi
-}
+# the runs go through `katomic litmus`, judged by herd7 where it is found
+. tools/litmus/judged.sh
 for b in $BACKENDS; do
 	out=$(judged --backend "$b" --cc "$HCC" --iterations "$ITER" $dirs)
 	rc=$?

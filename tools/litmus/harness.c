@@ -37,6 +37,35 @@ static int body_has(const struct lt_thread *th, const char *word)
 	return 0;
 }
 
+/*
+ * Is register name assigned what srcu_read_lock() or srcu_down_read() returns
+ * ("r1 = srcu_read_lock(s)", also as a declaration's initialiser)?  That index
+ * is the implementation's (LKMM's SRCU returns 0, the harness's another): a
+ * value no memory model fixes, so the herd7 oracle does not compare it.
+ */
+int reg_is_srcu_index(const struct lt_thread *th, const char *name)
+{
+	const char *s = th->body, *end = th->body + th->body_len;
+	size_t n = strlen(name);
+
+	while ((s = memmem(s, (size_t)(end - s), name, n))) {
+		const char *a = s, *q = s + n;
+
+		s = q;
+		if ((a > th->body && ident_char(a[-1])) || (q < end && ident_char(*q)))
+			continue;
+		while (q < end && isspace((unsigned char)*q))
+			q++;
+		if (q == end || *q != '=' || (q + 1 < end && q[1] == '='))
+			continue;
+		for (q++; q < end && isspace((unsigned char)*q); q++)
+			;
+		if ((size_t)(end - q) >= 14 && (!strncmp(q, "srcu_read_lock", 14) || !strncmp(q, "srcu_down_read", 14)))
+			return 1;
+	}
+	return 0;
+}
+
 /* A type that can hold an address: a pointer or a pointer-sized integer. */
 static int holds_address(const char *type)
 {

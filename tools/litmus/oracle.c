@@ -171,7 +171,8 @@ static int parse_val(const struct test *T, const char *s, long long *v)
 
 /*
  * herd7's states as rows over the test's columns: vals[c], and known[c] = 0
- * where herd7 printed no value for column c (such a column is not compared).
+ * where herd7 printed no value for column c or it holds an SRCU index (such a
+ * column is not compared).
  * Returns NULL, with *why set, when a value cannot be read.
  */
 struct oracle_rows {
@@ -180,76 +181,41 @@ struct oracle_rows {
 	unsigned char *known;
 };
 
-/*
- * Does column c hold the index srcu_read_lock() returned?  Its value is the
- * implementation's (LKMM's SRCU returns 0, liburcu's another), no part of
- * the memory model: it is not compared.
- */
-static int word_char(char c)
-{
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static int srcu_index_col(const struct test *T, int c)
-{
-	const struct lt_loc *l = &T->cols[c];
-	const struct lt_thread *th;
-	const char *name, *p, *end;
-	size_t n;
-
-	if (l->thread < 0)
-		return 0;
-	th = &T->lt->threads[l->thread];
-	name = th->regs[l->index].name;
-	n = strlen(name);
-	end = th->body + th->body_len;
-	/* NAME = srcu_read_lock(...) or srcu_down_read(...), as a declaration's initialiser or an assignment */
-	for (p = th->body; p + n <= end && (p = memmem(p, (size_t)(end - p), name, n)); p += n) {
-		const char *q = p + n;
-
-		if ((p > th->body && word_char(p[-1])) || (q < end && word_char(*q)))
-			continue;
-		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n'))
-			q++;
-		if (q >= end || *q != '=' || (q + 1 < end && q[1] == '='))
-			continue;
-		for (q++; q < end && (*q == ' ' || *q == '\t' || *q == '\n'); q++)
-			;
-		if ((size_t)(end - q) >= 14 && (!strncmp(q, "srcu_read_lock", 14) || !strncmp(q, "srcu_down_read", 14)))
-			return 1;
-	}
-	return 0;
-}
-
 static struct oracle_rows *rows_of(struct test *T, const struct oracle_entry *o, char **why)
 {
 	struct oracle_rows *r = xmalloc(sizeof(*r));
+	unsigned char *skip = xmalloc((size_t)T->ncols + 1);
+	struct sbuf skipped = { 0 };
 	int s, c, i;
 
-	for (c = 0; c < T->ncols; c++)
-		if (srcu_index_col(T, c)) {
+	for (c = 0; c < T->ncols; c++) {
+		/* the index srcu_read_lock() returned: the implementation's value (LKMM's SRCU returns 0) */
+		skip[c] = T->cols[c].thread >= 0 &&
+			  reg_is_srcu_index(&T->lt->threads[T->cols[c].thread],
+					    T->lt->threads[T->cols[c].thread].regs[T->cols[c].index].name);
+		if (skip[c]) {
 			char loc[128];
-			struct sbuf b = { 0 };
 
 			lt_loc_format(T->lt, &T->cols[c], loc, sizeof(loc));
-			sb_printf(&b, "%s%s%s", T->oracle_skipped ? T->oracle_skipped : "", T->oracle_skipped ? ", " : "", loc);
-			free(T->oracle_skipped);
-			T->oracle_skipped = b.s;
+			sb_printf(&skipped, "%s%s", skipped.s ? ", " : "", loc);
 		}
-
+	}
+	T->oracle_skipped = skipped.s;
 	r->n = o->nstates;
 	r->vals = xmalloc(sizeof(*r->vals) * (size_t)(o->nstates * T->ncols + 1));
 	r->known = xmalloc((size_t)(o->nstates * T->ncols + 1));
 	memset(r->known, 0, (size_t)(o->nstates * T->ncols + 1));
-	for (s = 0; s < o->nstates; s++)
-		for (c = 0; c < T->ncols; c++) {
-			char loc[128];
+	for (c = 0; c < T->ncols; c++) {
+		char loc[128];
 
-			lt_loc_format(T->lt, &T->cols[c], loc, sizeof(loc));
+		if (skip[c])
+			continue;
+		lt_loc_format(T->lt, &T->cols[c], loc, sizeof(loc));
+		for (s = 0; s < o->nstates; s++) {
 			for (i = 0; i < o->states[s].n; i++)
 				if (!strcmp(o->states[s].locs[i], loc))
 					break;
-			if (i == o->states[s].n || srcu_index_col(T, c))
+			if (i == o->states[s].n)
 				continue;
 			if (parse_val(T, o->states[s].vals[i], &r->vals[s * T->ncols + c])) {
 				struct sbuf b = { 0 };
@@ -260,10 +226,13 @@ static struct oracle_rows *rows_of(struct test *T, const struct oracle_entry *o,
 				free(r->vals);
 				free(r->known);
 				free(r);
+				free(skip);
 				return NULL;
 			}
 			r->known[s * T->ncols + c] = 1;
 		}
+	}
+	free(skip);
 	return r;
 }
 
@@ -313,11 +282,6 @@ int oracle_judge(struct test *T)
 	char *why = NULL;
 	int k;
 
-	/* judged again as the histogram grows */
-	free(T->oracle_note);
-	free(T->oracle_skipped);
-	T->oracle_note = T->oracle_skipped = NULL;
-	T->disagrees = 0;
 	if (o->error) {
 		T->oracle_note = xstrdup(o->error);
 		return -1;
@@ -335,7 +299,6 @@ int oracle_judge(struct test *T)
 	for (k = 0; k < T->nstates; k++) {
 		const long long *v = T->states[k].vals;
 
-		T->states[k].forbidden = 0;
 		if (!in_filter(T, v) || allowed(T, r, v))
 			continue;
 		T->states[k].forbidden = 1;

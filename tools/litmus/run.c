@@ -74,8 +74,7 @@ static void add_state(struct test *T, struct merge *m, long long count, long lon
 		}
 	}
 	T->states = xrealloc(T->states, sizeof(*T->states) * (size_t)(T->nstates + 1));
-	T->states[T->nstates].count = count;
-	T->states[T->nstates].vals = v;
+	T->states[T->nstates] = (struct state){ .count = count, .vals = v };
 	m->slot[j] = ++T->nstates;
 }
 

@@ -117,6 +117,8 @@ char *generate_program(struct test *const *tests, int n, int urcu);
 char *widen(const struct test *T, const char *type);
 char **reg_types(const struct test *T, const struct lt_thread *th);
 void emit_body(struct sbuf *b, const struct test *T, const struct lt_thread *th, char **types);
+/* shared with oracle.c: is the register assigned an SRCU read-side index? */
+int reg_is_srcu_index(const struct lt_thread *th, const char *name);
 
 /* verify.c: the threads of each test as C functions, and tests.json (katomic verify) */
 int emit_verify(struct test *tests, int n, const char *dir);

@@ -177,9 +177,7 @@ class Herd:
             limit = int(m.group(1)) if m else 0
             if not ((want_observation and "states" in res and "observation" not in res) or limit and limit < self.timeout):
                 self.hits += 1
-                if "error" in res:
-                    res["error"] = clean_message(res["error"])
-                return res
+                return _cleaned(res)     # cached before messages were cleaned
         os.makedirs(os.path.dirname(cpath), exist_ok=True)
         # its own name: two threads (or two runs sharing the cache) may run one test at once
         tpath = os.path.join(self.cache, h[:2], "%s-%d-%d.litmus" % (h[:16], os.getpid(), threading.get_ident()))
@@ -191,8 +189,6 @@ class Herd:
             p = subprocess.run(self._cmd(tpath, source), capture_output=True, text=True, timeout=self.timeout,
                                cwd=self.lkmm if source else None)
             res = parse_output(p.stdout, p.stderr)
-            if "error" in res:
-                res["error"] = clean_message(res["error"])
             if res.get("error") == "herd7 printed no states" and p.returncode:
                 res["error"] = ("herd7 killed by signal %d" % -p.returncode if p.returncode < 0 else
                                 "herd7 exited with status %d" % p.returncode) + ", no states printed"
@@ -203,12 +199,19 @@ class Herd:
             os.unlink(tpath)
         except OSError:
             pass
-        if True:   # a time-out is cached too (the key holds the limit): the next run is free
-            tmp = "%s.%d.%d.tmp" % (cpath, os.getpid(), threading.get_ident())
-            with open(tmp, "w") as f:
-                json.dump(_freeze(res), f)
-            os.replace(tmp, cpath)
+        # a time-out is cached too (its message holds the limit): free until a longer limit is asked
+        tmp = "%s.%d.%d.tmp" % (cpath, os.getpid(), threading.get_ident())
+        with open(tmp, "w") as f:
+            json.dump(_freeze(res), f)
+        os.replace(tmp, cpath)
         return res
+
+
+def _cleaned(res):
+    for k in ("error", "unrolled"):
+        if k in res:
+            res[k] = clean_message(res[k])
+    return res
 
 
 def _freeze(res):
@@ -232,7 +235,7 @@ def parse_output(out, err):
         k = next(n for n, ln in enumerate(lines) if ln.startswith("States "))
     except StopIteration:
         msg = (warnings[0] if warnings else (err.strip().splitlines() or ["herd7 printed no states"])[0])
-        return {"error": msg[:300]}
+        return _cleaned({"error": msg[:300]})
     count = int(lines[k].split()[1])
     states = []
     for ln in lines[k + 1: k + 1 + count]:
@@ -252,7 +255,7 @@ def parse_output(out, err):
     unroll = [w for w in warnings if "unroll" in w.lower()]
     if unroll:
         res["unrolled"] = unroll[0][:300]
-    return res
+    return _cleaned(res)
 
 
 def _norm_val(v):

@@ -15,7 +15,7 @@ from ..common import herd as herdmod
 from ..common import paths
 from . import oracle
 
-OWN = {"--judge": "auto", "--herd7": None, "--lkmm": None, "--herd-timeout": "10", "--runner": None}
+OWN = {"--judge": "auto", "--herd7": None, "--lkmm": None, "--herd-timeout": str(oracle.TIMEOUT), "--runner": None}
 # options that make the runner run nothing: no oracle is needed
 NO_RUN = ("-h", "--help", "--parse-only", "--emit-verify")
 
