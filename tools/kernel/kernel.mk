@@ -27,6 +27,7 @@ check-kernel:
 	 python3 tests/kernel/check-kernel.py $(BUILD)/check-kernel $(HAVE_CCS) && \
 	 python3 tests/kernel/check-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
 	 python3 tests/kernel/check-smplocks-ko.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
+	 python3 tests/kernel/check-objtool-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
 	 python3 tests/kernel/check-smplocks-boot.py $(BUILD)/check-kernel && \
 	 for cc in $(or $(HAVE_CCS),cc); do python3 tests/kernel/check-kernel-json.py $(BUILD)/check-kernel $$cc || exit 1; done
 

@@ -89,12 +89,13 @@ def build_dir(config, cc, variant, arch="x86_64"):
 
 
 def _run(cmd, cwd, log, what):
-    # scripts/link-vmlinux.sh of the patched tree runs katomic_tools.kernel.smplocks from here.
-    os.environ.setdefault("KATOMIC_TOOLS", os.path.join(paths.root(), "tools"))
+    # The patched tree builds with make alone: no katomic, no Python (objtool
+    # records the compiler's lock prefixes), so the environment is not ours to set.
+    env = {k: v for k, v in os.environ.items() if k != "KATOMIC_TOOLS"}
     with open(log, "a") as f:
         f.write("$ %s\n" % " ".join(cmd))
         f.flush()
-        r = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        r = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     if r.returncode != 0:
         tail = ""
         with open(log, errors="replace") as f:
