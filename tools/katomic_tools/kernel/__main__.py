@@ -1,8 +1,8 @@
 """katomic kernel: build the Linux kernel stock and on katomic's C11 atomics,
 boot each under qemu, audit the code (docs/kernel.md).
 
-usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|defconfig] [--cc gcc,clang]
-                      [--variant stock,c11[,c11fence]] [--smp 2,1] [--torture-s N]
+usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|small-xen|defconfig]
+                      [--cc gcc,clang] [--variant stock,c11[,c11fence]] [--smp 2,1] [--torture-s N]
                       [--quick|--full] [--no-boot] [--no-audit] [--jobs N] [--out DIR]
        katomic kernel --audit-objects "kernel/fork.o mm/slub.o ..." [--cc gcc]
                       a partial audit of those objects of existing stock and C11 builds

@@ -1,6 +1,7 @@
 """Configure and build one kernel: (config, compiler, variant) -> KCACHE/builds/.
 
 Configs: `small` = tinyconfig + tools/kernel/configs/base-small.config,
+`small-xen` = small + xen-hyperv.config (CONFIG_XEN, CONFIG_HYPERV),
 `defconfig` = x86_64_defconfig + kernel/configs/kvm_guest.config +
 tools/kernel/configs/base-defconfig.config; both + tests.config (the
 self-tests and torture modules) + the variant's options.  Every option a
@@ -19,6 +20,7 @@ from ..common import paths
 
 CONFIGS = {
     "small": ("tinyconfig", [], ["base-small.config"]),
+    "small-xen": ("tinyconfig", [], ["base-small.config", "xen-hyperv.config"]),
     "defconfig": ("x86_64_defconfig", ["kernel/configs/kvm_guest.config"], ["base-defconfig.config"]),
 }
 VARIANTS = {
