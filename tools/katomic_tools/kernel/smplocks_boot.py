@@ -39,10 +39,10 @@ from . import boot, initramfs, judge, smplocks_ko
 from .smplocks import symbols, TABLE, uplocks, Error
 from ..common import paths
 
-LINE = re.compile(r"katomic-smplocks: ((?:module-)?(?:un)?recorded|module-sync): (\d+) sites: (\d+) hold 0xf0, (\d+) hold 0x3e, "
+LINE = re.compile(r"katomic-smplocks: ((?:module-)?(?:un)?recorded|module-sync|kernel-sync): (\d+) sites: (\d+) hold 0xf0, (\d+) hold 0x3e, "
                   r"(\d+) other \(online (\d+), possible (\d+)\)")
 SUBJECT, SYNC = "subject", "sync_subject"
-KINDS = ("recorded", "unrecorded", "module-recorded", "module-unrecorded", "module-sync")
+KINDS = ("recorded", "unrecorded", "kernel-sync", "module-recorded", "module-unrecorded", "module-sync")
 MAX_PARAMS = 64                      # mod_recorded[64] in katomic_smplocks_probe.c
 
 
@@ -122,7 +122,21 @@ def module_sites(ko):
     return rec, kept, [off for off, _ in sync]
 
 
-def build_probe(kb, out, cc, recorded, kept, make_vars=None):
+def sync_sites(kb, kept):
+    """The unrecorded lock sites of vmlinux annotated ANNOTATE_KEEP_LOCK (their marks read from
+    vmlinux.o; a mark names the instruction, whose lock byte may follow a 0x66 prefix)."""
+    from . import crosscheck
+    vm = os.path.join(kb, "vmlinux")
+    with open(vm, "rb") as f:
+        data = f.read()
+    marks = crosscheck.vmlinux_marks(kb, uplocks.Elf(vm, data))
+    kept = set(kept)
+    out = {next((m + d for d in range(5) if m + d in kept), None) for m in marks}
+    out.discard(None)
+    return sorted(out)
+
+
+def build_probe(kb, out, cc, recorded, kept, make_vars=None, sync=()):
     """The probe module built against KBUILD (make_vars: the build's compiler variables, default
     CC=cc HOSTCC=cc); raises Error with make's last lines."""
     mod = os.path.join(out, "mod")
@@ -132,9 +146,10 @@ def build_probe(kb, out, cc, recorded, kept, make_vars=None):
     for f in ("katomic_smplocks_probe.c", "Kbuild"):
         shutil.copyfile(os.path.join(src, f), os.path.join(mod, f))
     with open(os.path.join(mod, "sites.h"), "w") as f:
-        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept)):
+        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept), ("katomic_sync", sync)):
             f.write("static const unsigned long %s[] = {\n%s\n};\n"
                     % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0"))
+        f.write("static const unsigned long katomic_nr_sync = %d;\n" % len(sync))
     r = subprocess.run(["make", "-C", kb, "M=" + mod] + (make_vars or ["CC=" + cc, "HOSTCC=" + cc]) + ["modules"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     ko = os.path.join(mod, "katomic_smplocks_probe.ko")
@@ -226,15 +241,16 @@ def main(argv):
     out = os.path.abspath(a["out"] or os.path.join(kb, "katomic-smplocks"))
     try:
         recorded, kept = sites(os.path.join(kb, "vmlinux"), a["list"])
-        ko = build_probe(kb, out, a["cc"], recorded, kept)
+        sync = sync_sites(kb, kept)
+        ko = build_probe(kb, out, a["cc"], recorded, kept, sync=sync)
         mrec, mkept, msync = module_sites(ko)
     except Error as e:
         die(str(e))
     extra = probe_files(ko, mrec, mkept, msync)
     initrd = initramfs.build(out, "gcc", torture_s, kbuild=kb, extra=extra)
-    print("smplocks_boot: kernel: %d recorded sites, %d unrecorded lock sites in _text.._etext; "
-          "module: %d recorded, %d unrecorded in %s(), %d sync_*() sites in %s()"
-          % (len(recorded), len(kept), len(mrec), len(mkept), SUBJECT, len(msync), SYNC))
+    print("smplocks_boot: kernel: %d recorded sites, %d unrecorded lock sites in _text.._etext (%d of them "
+          "annotated ANNOTATE_KEEP_LOCK); module: %d recorded, %d unrecorded in %s(), %d sync_*() sites in %s()"
+          % (len(recorded), len(kept), len(sync), len(mrec), len(mkept), SUBJECT, len(msync), SYNC))
     ok = True
     for spec in a["boots"] or ["1", "2", "2:maxcpus=1"]:
         smp, _, append = spec.partition(":")

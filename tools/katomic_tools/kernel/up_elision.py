@@ -79,12 +79,13 @@ def prepare(b, smps, odir, make_vars):
         with open(lst, "w") as f:
             smplocks.run(os.path.join(kb, "vmlinux"), list_sites=True, dry_run=True, out=f)
         recorded, kept = smplocks_boot.sites(os.path.join(kb, "vmlinux"), lst)
-        ko = smplocks_boot.build_probe(kb, os.path.join(odir, "probe"), None, recorded, kept, make_vars)
+        sync = smplocks_boot.sync_sites(kb, kept)
+        ko = smplocks_boot.build_probe(kb, os.path.join(odir, "probe"), None, recorded, kept, make_vars, sync)
         mrec, mkept, msync = smplocks_boot.module_sites(ko)
         nmods, modrec, modrest = module_counts(kb)
     except (Error, OSError) as e:
         return None, not_measured("the probe could not be prepared: %s" % e)
-    facts = {"recorded": len(recorded), "unrecorded": len(kept), "probe_recorded": len(mrec),
+    facts = {"recorded": len(recorded), "unrecorded": len(kept), "sync": len(sync), "probe_recorded": len(mrec),
              "probe_unrecorded": len(mkept), "probe_sync": len(msync), "modules": nmods, "modules_recorded": modrec,
              "modules_unrecorded": modrest}
     return smplocks_boot.probe_files(ko, mrec, mkept, msync), facts
@@ -98,12 +99,12 @@ def record(facts, text):
     if set(last) != set(smplocks_boot.KINDS):
         return not_measured("the -smp 1 guest printed %d of the probe's %d readings (probe not loaded?)"
                             % (len(last), len(smplocks_boot.KINDS)))
-    r, u, mr, mu, ms = (last[k] for k in smplocks_boot.KINDS)
+    r, u, ks, mr, mu, ms = (last[k] for k in smplocks_boot.KINDS)
     out = dict(facts, measured=True, recorded=r[0], unrecorded=u[0],
                recorded_locked=r[1], recorded_patched=r[2], unrecorded_locked=u[1],
                probe_recorded=mr[0], probe_unrecorded=mu[0],
                probe_recorded_locked=mr[1], probe_recorded_patched=mr[2], probe_unrecorded_locked=mu[1],
-               probe_sync=ms[0], probe_sync_locked=ms[1],
+               sync=ks[0], sync_locked=ks[1], probe_sync=ms[0], probe_sync_locked=ms[1],
                table_freed=FREED in text)
     out["left_locked"] = out["recorded_locked"] + out["unrecorded_locked"]
     # The modules' sites the kernel's rule leaves locked: every site not in their .smp_locks

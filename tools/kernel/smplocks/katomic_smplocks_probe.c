@@ -6,7 +6,9 @@
  *
  * The kernel's: sites.h (written by katomic_tools.kernel.smplocks_boot from
  * vmlinux): recorded[], the sites .smp_locks names in _text.._etext; kept[],
- * the lock sites in _text.._etext it does not name.
+ * the lock sites in _text.._etext it does not name; sync[], those of them
+ * annotated ANNOTATE_KEEP_LOCK (sync_*() on memory shared with a hypervisor,
+ * from vmlinux.o; none in a kernel without Xen or Hyper-V).
  *
  * The module's own: subject() holds kernel atomics compiled by the tree's
  * (C11) headers; the module step recorded their lock prefixes in this .ko's
@@ -95,6 +97,7 @@ static int __init probe_init(void)
 		       sret, shared, word);
 	count("recorded", NULL, katomic_recorded, ARRAY_SIZE(katomic_recorded));
 	count("unrecorded", NULL, katomic_kept, ARRAY_SIZE(katomic_kept));
+	count("kernel-sync", NULL, katomic_sync, katomic_nr_sync);
 	count("module-recorded", (const u8 *)subject, mod_recorded, n_mod_recorded);
 	count("module-unrecorded", (const u8 *)subject, mod_kept, n_mod_kept);
 	count("module-sync", (const u8 *)sync_subject, mod_sync, n_mod_sync);
