@@ -75,14 +75,15 @@ EDITS = [
     (ASM + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before",
      _ifdef("CONFIG_X86_BARRIER_C11", "barrier-c11.h")),
     # UP lock elision: objtool --smp-locks, and the annotation of the locks that stay.
-    ("arch/x86/include/asm/alternative.h", r'^#define LOCK_PREFIX LOCK_PREFIX_HERE "\\n\\tlock "$', "after",
+    # ("sub": every match of the regex, replaced; \1 names a group.  6.1 writes "lock; ".)
+    ("arch/x86/include/asm/alternative.h", r'^#define LOCK_PREFIX LOCK_PREFIX_HERE "\\n\\tlock;? "$', "after",
      KEEP_LOCK_SMP),
     ("arch/x86/include/asm/alternative.h", r'^#define LOCK_PREFIX ""$', "after", '#define ANNOTATE_KEEP_LOCK ""\n'),
-    (ASM + "/cmpxchg.h", r'\(size\), "lock "\)', "sub", '(size), ANNOTATE_KEEP_LOCK "lock ")'),
+    (ASM + "/cmpxchg.h", r'\(size\), ("lock;? ")\)', "sub", r'(size), ANNOTATE_KEEP_LOCK \1)'),
     (ASM + "/sync_bitops.h", r"^#include <asm/rmwcc.h>$", "before", "#include <asm/alternative.h>\n"),
-    (ASM + "/sync_bitops.h", r'"lock " __ASM_SIZE\(', "sub", 'ANNOTATE_KEEP_LOCK "lock " __ASM_SIZE('),
+    (ASM + "/sync_bitops.h", r'("lock;? " __ASM_SIZE\()', "sub", r'ANNOTATE_KEEP_LOCK \1'),
     (ASM + "/edac.h", r"^#define _ASM_X86_EDAC_H$", "after", "\n#include <asm/alternative.h>\n"),
-    (ASM + "/edac.h", r'asm volatile\("lock addl', "sub", 'asm volatile(ANNOTATE_KEEP_LOCK "lock addl'),
+    (ASM + "/edac.h", r'asm volatile\(("lock;? addl)', "sub", r'asm volatile(ANNOTATE_KEEP_LOCK \1'),
     ("scripts/Makefile.lib", r"^objtool-args-\$\(CONFIG_HAVE_UACCESS_VALIDATION\)", "after",
      "objtool-args-$(CONFIG_X86_ATOMIC_C11_SMP_LOCKS)\t+= --smp-locks\n"),
     (OBJTOOL + "/include/objtool/builtin.h", r"^\tbool uaccess;$", "after", "\tbool smp_locks;\n"),
@@ -177,7 +178,7 @@ def edit(path, text, anchor, where, what):
         lines[s:s] = ["#ifdef %s\n" % opt] + ["#include <%s>\n" % h for h in incs] + \
                      ["#else /* the kernel's asm */\n", "\n"]
     elif where == "sub":
-        new, n = re.subn(anchor, lambda m: what, text, flags=re.M)
+        new, n = re.subn(anchor, lambda m: m.expand(what), text, flags=re.M)
         if not n:
             raise KernelError("%s: nothing matches /%s/ (the patch is made for linux 6.12's x86 headers)"
                               % (path, anchor))
