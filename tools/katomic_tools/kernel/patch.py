@@ -88,7 +88,7 @@ EDITS = [
      "objtool-args-$(CONFIG_X86_ATOMIC_C11_SMP_LOCKS)\t+= --smp-locks\n"),
     (OBJTOOL + "/include/objtool/builtin.h", r"^\tbool uaccess;$", "after", "\tbool smp_locks;\n"),
     (OBJTOOL + "/builtin-check.c", r"^\tOPT_BOOLEAN\('u', \"uaccess\"", "after",
-     '\tOPT_BOOLEAN(0,   "smp-locks", &opts.smp_locks, "annotate lock prefixes for uniprocessor patching"),\n'),
+     '\tOPT_BOOLEAN(0,   "smp-locks", &opts.smp_locks, "annotate lock prefixes for UP patching"),\n'),
     (OBJTOOL + "/builtin-check.c", r"^\s+opts\.uaccess\) \{$", "before", "\t    opts.smp_locks\t\t||\n"),
     (OBJTOOL + "/include/objtool/objtool.h", r"^int orc_create\(struct objtool_file \*file\);$", "after",
      "int create_smp_locks_sections(struct objtool_file *file);\n"),

@@ -154,8 +154,8 @@ static int read_sites(struct section *rsec, struct smp_lock_table *t)
 		struct symbol *sym = reloc->sym;
 
 		if (!sym->sec || !(sym->sec->sh.sh_flags & SHF_EXECINSTR)) {
-			WARN("%s: an entry relocated against %s, which is not in text",
-			     rsec->name, sym->name);
+			fprintf(stderr, "%s: error: objtool: %s: an entry relocated against %s, not text\n",
+				objname, rsec->name, sym->name);
 			return -1;
 		}
 		if (table_add(t, sym->sec, sym->offset + reloc_addend(reloc), 1))
