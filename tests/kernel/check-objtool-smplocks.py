@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+from importlib import import_module
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -28,19 +29,15 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common.tap import Tap                # noqa: E402
 from katomic_tools.kernel import KernelError, crosscheck, patch, tree  # noqa: E402
 
+sys.path.insert(0, HERE)
+base = import_module("check-smplocks")              # SITES: A B C R K F S
+
 OBJ = """
   .text
   .globl f
   .type f, @function
 f:
-A: lock xaddl %eax, (%rdi)
-B: lock cmpxchgq %rsi, 8(%rdi)
-R: lock incl (%rdi)
-K: .byte 0x3e; lock decl (%rdi)
-C: lock btsq $3, 16(%rdi)
-F: lock addl $0, -4(%rsp)
-S: lock orq %rax, 8(%rsp)
-W: lock addw $1, (%rdi)
+""" + base.SITES + """W: lock addw $1, (%rdi)
 G: lock addl $1, %gs:(%rdi)
 N: lock cmpxchgl %esi, (%rdx)
   xchgl %eax, (%rdi)

@@ -44,7 +44,8 @@ SECTIONS {
 # Sites: A, B, C compiler-like; R recorded by asm (LOCK_PREFIX-style); K marked
 # to stay locked (DS before lock); F a fence on the stack (kept); S an atomic on a
 # stack object (recorded); I in .init.text.  (check-smplocks-ko.py uses the same.)
-SITES_ASM = """
+# (check-objtool-smplocks.py uses SITES too.)
+SITES = """
 A: lock xaddl %eax, (%rdi)
 B: lock cmpxchgq %rsi, 8(%rdi)
 R: lock incl (%rdi)
@@ -52,7 +53,8 @@ K: .byte 0x3e; lock decl (%rdi)
 C: lock btsq $3, 16(%rdi)
 F: lock addl $0, -4(%rsp)
 S: lock orq %rax, 8(%rsp)
-  xchgl %eax, (%rdi)
+"""
+SITES_ASM = SITES + """  xchgl %eax, (%rdi)
   ret
 @TEXT@
 """
