@@ -268,6 +268,24 @@ def main(argv):
                     "the same object linked without the pass: the cross-check names the 5 sites missing: %s"
                     % v["missing"])
 
+    # With the kernel's other actions: --orc groups the alternatives itself first; a second
+    # special_get_alts() read the first one's freed entries and crashed objtool on
+    # arch/x86/entry/entry.o.  Two alternatives of one original (ALTERNATIVE_2), freed
+    # memory scribbled over (glibc's MALLOC_PERTURB_), made that crash here too.
+    second = ALT.split('  .section .altinstr_replacement')[0].replace('  .section .altinstructions, "a"', "")
+    both = assemble(cc, tmp, "both", TEXT="661: incl (%rdi); nop\n662:",
+                    MORE=ALT.replace("@REPL@", "incl (%rdi); nop").replace(
+                        "  .section .altinstr_replacement", second.replace(".4byte 1", ".4byte 2")
+                        + "  .section .altinstr_replacement"))
+    r = subprocess.run([tool, "--hacks=jump_label", "--orc", "--static-call", "--uaccess", "--smp-locks", both],
+                       env=dict(os.environ, MALLOC_PERTURB_="165"), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    tabs = entries(both)
+    t.check(r.returncode == 0 and len(tabs) == 2 and sorted(tabs[-1]) == expect(labels(both), RECORDED),
+            "with --orc --static-call --uaccess and two alternatives of one original (no lock in them), freed memory "
+            "perturbed: exit %d, the same 5 sites "
+            "recorded%s" % (r.returncode, "" if r.returncode == 0 else ": " + r.stderr.strip()[-200:]))
+
     alt = assemble(cc, tmp, "alt", TEXT="661: lock incl (%rdi)\n662:",
                    MORE=ALT.replace("@REPL@", "incl (%rdi); nop"))
     refused(t, tool, alt, "an alternative's original", "alternative's original")

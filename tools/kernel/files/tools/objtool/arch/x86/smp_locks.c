@@ -40,8 +40,8 @@
 #include <objtool/check.h>
 #include <objtool/elf.h>
 #include <objtool/objtool.h>
-#include <objtool/special.h>
 #include <objtool/warn.h>
+#include <arch/special.h>
 
 #define SMP_LOCKS		".smp_locks"
 #define KEEP_LOCK		".rela.discard.keep_lock"
@@ -143,8 +143,9 @@ static bool table_covers(struct smp_lock_table *t, struct section *sec, unsigned
 /*
  * Where the relocations of a site table point: the kernel's entries (every
  * .smp_locks section, the assembler's and an earlier run's) and the
- * ANNOTATE_KEEP_LOCK marks.  Only the ELF calls of these two helpers and of
- * create_smp_locks_section() differ between objtool versions.
+ * ANNOTATE_KEEP_LOCK marks.  Only the ELF calls of read_sites(),
+ * read_alternatives() and create_smp_locks_section() differ between objtool
+ * versions (6.1: sec->reloc, reloc->addend, elf_add_reloc_to_insn()).
  */
 static int read_sites(struct section *rsec, struct smp_lock_table *t)
 {
@@ -180,28 +181,34 @@ static void table_sort(struct smp_lock_table *t)
 }
 
 /*
- * The original instructions of every alternative, read here rather than
- * taken from the instructions' alt_group: objtool groups alternatives only
- * for the actions that follow control flow.
+ * The original instructions of every alternative, read from .altinstructions
+ * here: objtool groups alternatives only for the actions that follow control
+ * flow, and special_get_alts() may not run twice (arch_handle_alternative()
+ * keeps the previous call's entries).  Nested alternatives share a start: the
+ * longest range counts.
  */
 static int read_alternatives(struct objtool_file *file, struct smp_lock_table *t)
 {
-	struct special_alt *a, *tmp;
-	struct list_head alts;
-	int ret = 0;
+	struct section *sec = find_section_by_name(file->elf, ".altinstructions");
+	unsigned long off;
 
-	INIT_LIST_HEAD(&alts);
-	if (special_get_alts(file->elf, &alts))
-		return -1;
+	if (!sec)
+		return 0;
 
-	list_for_each_entry_safe(a, tmp, &alts, list) {
-		if (!ret && a->group && a->orig_len)
-			ret = table_add(t, a->orig_sec, a->orig_off, a->orig_len);
-		list_del(&a->list);
-		free(a);
+	for (off = 0; off + ALT_ENTRY_SIZE <= sec->sh.sh_size; off += ALT_ENTRY_SIZE) {
+		struct reloc *reloc = find_reloc_by_dest(file->elf, sec, off + ALT_ORIG_OFFSET);
+		unsigned char len = *((unsigned char *)sec->data->d_buf + off + ALT_ORIG_LEN_OFFSET);
+
+		if (!reloc || !reloc->sym->sec) {
+			fprintf(stderr, "%s: error: objtool: .altinstructions+0x%lx: no original\n",
+				objname, off);
+			return -1;
+		}
+		if (len && table_add(t, reloc->sym->sec, reloc->sym->offset + reloc_addend(reloc), len))
+			return -1;
 	}
 	table_sort(t);
-	return ret;
+	return 0;
 }
 
 static int read_tables(struct objtool_file *file, struct smp_lock_table *locks,
