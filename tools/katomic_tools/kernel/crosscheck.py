@@ -134,7 +134,7 @@ def module(ko):
         for a, site in sites.items():
             found[(sec, a)] = site
     text = smplocks_ko.text_sections(m)
-    tab, rela = m.index(smplocks_ko.TABLE), m.index(smplocks_ko.RELA)
+    rela = m.index(smplocks_ko.RELA)
     entries = set()
     if rela is not None:
         for _, info, addend in m.relocs(rela):
@@ -153,8 +153,7 @@ def module(ko):
     recordable = intext - annotated - rule
     table = {e for e in entries if e[0] in text}
     missing, extra = compare(table, recordable)
-    say = lambda k: "%s+0x%x" % (m.names[k[0]], k[1])
-    del tab
+    say = lambda k: "%s+0x%x" % (m.names[k[0]], k[1])      # noqa: E731
     return {"lock_sites": len(intext), "objtool": len(table), "decoder": len(recordable),
             "kept_rule": len(rule - annotated), "kept_annotated": len(annotated),
             "missing": [say(k) for k in missing], "extra": [say(k) for k in extra]}
