@@ -17,6 +17,8 @@ usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|
         architecture, Debian's cross gcc, qemu-system-aarch64/riscv64 (docs/kernel.md, bringing up a
         new architecture); arm64 builds --config small (LSE) and small-llsc (LL/SC only); default -smp 2,
         60 s per torture test, the audit with the codegen classifier on the kernel's own operations
+x86-64 C11 builds: objtool --smp-locks (in the patch) records the compiler's lock prefixes in
+.smp_locks; katomic's decoder then checks that table site for site (a difference fails the run).
 Writes OUT/kernel.json (tools/schema/kernel.schema.json) and OUT/kernel-audit.md;
 OUT defaults to build/kernel.  Exit 0: everything built, booted and passed.
 """
