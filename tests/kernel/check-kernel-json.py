@@ -168,18 +168,21 @@ def main():
     # readings (two loads; the last counts), and why_not() on a build with modules off.
     reading = ("katomic-smplocks: recorded: %d sites: %d hold 0xf0, %d hold 0x3e, 0 other (online 1, possible 1)\n"
                "katomic-smplocks: unrecorded: %d sites: %d hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n"
+               "katomic-smplocks: kernel-sync: 0 sites: 0 hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n"
                "katomic-smplocks: module-recorded: 7 sites: 0 hold 0xf0, 7 hold 0x3e, 0 other (online 1, possible 1)\n"
-               "katomic-smplocks: module-unrecorded: 1 sites: 1 hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n")
-    facts = {"recorded": 1653, "unrecorded": 128, "probe_recorded": 7, "probe_unrecorded": 1, "modules": 4,
+               "katomic-smplocks: module-unrecorded: 1 sites: 1 hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n"
+               "katomic-smplocks: module-sync: 3 sites: 3 hold 0xf0, 0 hold 0x3e, 0 other (online 1, possible 1)\n")
+    facts = {"recorded": 1653, "unrecorded": 128, "probe_recorded": 7, "probe_unrecorded": 1, "sync": 0, "probe_sync": 3, "modules": 4,
              "modules_recorded": 33, "modules_unrecorded": 7}
     console = (reading % (1653, 2, 1651, 128, 128) + "Freeing SMP alternatives memory: 36K\n"
                + reading % (1653, 0, 1653, 128, 127))
     up = up_elision.record(facts, console)
     t.check(up["measured"] and (up["recorded_locked"], up["recorded_patched"], up["unrecorded_locked"],
-                                up["left_locked"], up["modules_left_locked"], up["table_freed"]) == (0, 1653, 127, 127, 7, True),
+                                up["left_locked"], up["modules_left_locked"], up["table_freed"],
+                                up["probe_sync_locked"]) == (0, 1653, 127, 127, 7, True, 3),
             "up_elision.record(): the last reading, left locked = recorded 0xf0 + unrecorded 0xf0: %s" % up)
     none = up_elision.record(facts, "no probe here\n")
-    t.check(not none["measured"] and "0 of the probe's 4 readings" in none["reason"],
+    t.check(not none["measured"] and "0 of the probe's 6 readings" in none["reason"],
             "up_elision.record() without readings: not measured, with the reason: %s" % none.get("reason"))
     nomod = os.path.join(work, "nomod")
     os.makedirs(nomod)

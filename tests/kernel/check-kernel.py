@@ -158,7 +158,10 @@ def main(argv):
         with open(cm, "w") as f:
             f.write(s.replace("#endif\t/* ASM_X86_CMPXCHG_H */", "#endif /* changed */"))
         r = cli(["--apply", pfile, "--src", bad])
-        t.check(one_clear_line(r, ASM + "/cmpxchg.h", "hunk #1"),
+        # The hunk of cmpxchg.h whose context holds the changed line (the patch has others).
+        hunks = text.split("+++ b/%s/cmpxchg.h\n" % ASM, 1)[1].split("\ndiff -urN ", 1)[0].split("\n@@ ")
+        which = next(i for i, h in enumerate(hunks) if "#endif\t/* ASM_X86_CMPXCHG_H */" in h)
+        t.check(one_clear_line(r, ASM + "/cmpxchg.h", "hunk #%d" % (which + 1)),
                 "a tree where it does not apply: one line naming the file and hunk, exit 2 (%s)"
                 % r.stderr.strip()[:160])
         r = cli(["--patch", "--src", bad])

@@ -1,16 +1,18 @@
 """make check-kernel: a C11 kernel on one CPU patches its compiler's lock prefixes (TAP-like).
 
 When a C11 kernel build exists (KATOMIC_SMPLOCKS_KBUILD, else katomic
-kernel's small-gcc-c11 in its cache), check its modules as the build's hook
-left them: `readelf -r` (binutils) lists in .rela.smp_locks exactly the lock
-sites of module text the decoder finds, but the ones kept locked, and the
-step has nothing left to add.  Then boot it under qemu with -smp 1 and
-let the guest read its own text (katomic_tools.kernel.smplocks_boot): every
-site the vmlinux step recorded and every site the module step recorded in
-the probe module must hold 0x3e, every other lock site 0xf0; self-tests
-pass.  No build, no qemu, or a build whose tree predates the module step:
-skipped with a note (CI runs make check before katomic kernel --quick, so
-there it is a note; it takes ~1 min where a build exists).
+kernel's small-gcc-c11 in its cache), check its modules as objtool
+--smp-locks left them: `readelf -r` (binutils) lists in .rela.smp_locks
+exactly the lock sites of module text the decoder finds, but the ones kept
+locked, and the decoder has nothing left to add; objtool's table and the
+decoder's agree site for site (crosscheck.py), vmlinux and modules.  Then
+boot it under qemu with -smp 1 and let the guest read its own text
+(katomic_tools.kernel.smplocks_boot): every site recorded in vmlinux and in
+the probe module must hold 0x3e, every other lock site 0xf0, the probe's
+sync_*() sites (ANNOTATE_KEEP_LOCK) too; self-tests pass.  No build, no
+qemu, or a build without objtool --smp-locks: skipped with a note (CI runs
+make check before katomic kernel --quick, so there it is a note; it takes
+~1 min where a build exists).
 usage: check-smplocks-boot.py BUILD_DIR
 """
 import os
@@ -29,7 +31,7 @@ sys.path.insert(0, HERE)
 from importlib import import_module                 # noqa: E402
 ko_test = import_module("check-smplocks-ko")        # readelf_table()
 
-READING = re.compile(r"^  ((?:module-)?(?:un)?recorded): (\d+) sites, (\d+) hold 0xf0, (\d+) hold 0x3e", re.M)
+READING = re.compile(r"^  ((?:module-)?(?:un)?recorded|module-sync|kernel-sync): (\d+) sites, (\d+) hold 0xf0, (\d+) hold 0x3e", re.M)
 
 
 def run(args, **kw):
@@ -56,9 +58,8 @@ def main(argv):
         config = f.read()
     if "CONFIG_X86_ATOMIC_C11=y" not in config or "CONFIG_MODULES=y" not in config:
         return skip(t, "%s is not a C11 kernel with modules" % kb)
-    modfinal = os.path.join(kb, "source", "scripts", "Makefile.modfinal")
-    if not os.path.isfile(modfinal) or "katomic_tools.kernel.smplocks" not in open(modfinal).read():
-        return skip(t, "%s: its tree predates the module step (katomic kernel refreshes it)" % kb)
+    if "CONFIG_X86_ATOMIC_C11_SMP_LOCKS=y" not in config.split("\n"):
+        return skip(t, "%s: built without objtool --smp-locks (its tree predates it; katomic kernel refreshes it)" % kb)
     for tool in ("qemu-system-x86_64", "timeout", "objdump", "gcc-12"):
         if not shutil.which(tool):
             return skip(t, "%s not found" % tool)
@@ -72,6 +73,9 @@ def main(argv):
         t.check(r.returncode == 0 and "found 0 new" in r.stdout and listed == by_readelf and listed,
                 "%s: readelf -r lists the %d sites the decoder finds recorded (%d kept locked), none left to add"
                 % (os.path.relpath(ko, kb), len(by_readelf), sum(1 for x in tags if x[2] == "kept locked")))
+    r = run(["katomic_tools.kernel.crosscheck", kb])
+    t.check(r.returncode == 0 and "agree site for site" in r.stdout,
+            "objtool's .smp_locks and the decoder's agree site for site: %s" % r.stdout.strip()[:600])
     out = os.path.join(os.path.abspath(argv[0]), "smplocks-boot")
     os.makedirs(out, exist_ok=True)
     # The decoder's list of vmlinux (~30 s), kept while vmlinux is unchanged.
@@ -90,11 +94,11 @@ def main(argv):
     got = {}
     for what, n, f0, ds in READING.findall(r.stdout):
         got.setdefault(what, []).append((int(n), int(f0), int(ds)))
-    for what, patched in (("recorded", True), ("unrecorded", False), ("module-recorded", True),
-                          ("module-unrecorded", False)):
+    for what, patched in (("recorded", True), ("unrecorded", False), ("kernel-sync", False),
+                          ("module-recorded", True), ("module-unrecorded", False), ("module-sync", False)):
         rs = got.get(what, [])
         good = len(rs) == 2 and all((f0, ds) == ((0, n) if patched else (n, 0)) for n, f0, ds in rs)
-        t.check(good and (rs[0][0] > 0 or what.endswith("unrecorded")),
+        t.check(good and (rs[0][0] > 0 or what.endswith("unrecorded") or what == "kernel-sync"),
                 "%s sites: %s on one CPU, read twice by the guest %s" % (what, "all 0x3e" if patched else "all 0xf0", rs))
     return t.summary()
 

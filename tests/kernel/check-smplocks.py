@@ -9,9 +9,9 @@ the DS-marked one, not .init.text's), keep the asm's entries, be a no-op run
 twice, and refuse (exit 1, one line, the file unchanged) a lock in an
 alternative's replacement or original bytes, a stale entry, a table too
 small (naming the size needed), a vmlinux without the reserved room.
-And the room the patch itself reserves (patch.SMP_LOCKS_ROOM), linked in a
-script shaped like the kernel's by GNU ld and ld.lld: it must link (GNU ld
-once refused it) and hold one slot per 256 bytes of text.
+The step is no longer part of the patch (objtool --smp-locks records the
+sites at build time: check-objtool-smplocks.py); it stays katomic's decoder,
+which `katomic kernel` runs as the cross-check (crosscheck.py).
 usage: check-smplocks.py BUILD_DIR CC
 """
 import os
@@ -25,7 +25,6 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "up"))
 from katomic_tools.common.tap import Tap            # noqa: E402
-from katomic_tools.kernel import patch              # noqa: E402
 import uplocks                                      # noqa: E402
 
 LDS = """
@@ -45,7 +44,8 @@ SECTIONS {
 # Sites: A, B, C compiler-like; R recorded by asm (LOCK_PREFIX-style); K marked
 # to stay locked (DS before lock); F a fence on the stack (kept); S an atomic on a
 # stack object (recorded); I in .init.text.  (check-smplocks-ko.py uses the same.)
-SITES_ASM = """
+# (check-objtool-smplocks.py uses SITES too.)
+SITES = """
 A: lock xaddl %eax, (%rdi)
 B: lock cmpxchgq %rsi, 8(%rdi)
 R: lock incl (%rdi)
@@ -53,7 +53,8 @@ K: .byte 0x3e; lock decl (%rdi)
 C: lock btsq $3, 16(%rdi)
 F: lock addl $0, -4(%rsp)
 S: lock orq %rax, 8(%rsp)
-  xchgl %eax, (%rdi)
+"""
+SITES_ASM = SITES + """  xchgl %eax, (%rdi)
   ret
 @TEXT@
 """
@@ -152,63 +153,6 @@ def start(argv, prog, tools, what, sub):
     return t, tmp, cc
 
 
-# The x86 kernel's shape where it matters to the room's expression: high
-# addresses loaded at AT(), _text inside .text, _etext after it (absolute).
-KERNEL_LDS = """
-SECTIONS {
-  . = 0xffffffff81000000;
-  .text : AT(ADDR(.text) - 0xffffffff80000000) { _text = .; *(.text) }
-  _etext = .;
-  . = ALIGN(4096);
-  .smp_locks : AT(ADDR(.smp_locks) - 0xffffffff80000000) {
-    __smp_locks = .;
-    *(.smp_locks)
-@ROOM@
-    . = ALIGN(4096);
-    __smp_locks_end = .;
-  }
-  /DISCARD/ : { *(.note*) *(.eh_frame*) *(.comment) }
-}
-"""
-
-
-def room(t, tmp, cc):
-    """The room katomic's patch reserves (patch.SMP_LOCKS_ROOM, as the kernel's
-    cpp leaves it), linked by GNU ld and by ld.lld where installed: one slot per
-    256 bytes of text at least."""
-    lines = [l for l in patch.SMP_LOCKS_ROOM.splitlines() if not l.startswith("#")]
-    base = os.path.join(tmp, "room")
-    with open(base + ".lds", "w") as f:
-        f.write(KERNEL_LDS.replace("@ROOM@", "\n".join(lines)))
-    with open(base + ".S", "w") as f:
-        f.write("  .text\n  .globl _start\n_start:\n  .fill 100000, 1, 0x90\n"
-                "  .section .smp_locks, \"a\"\n  .long 0\n")
-    r = subprocess.run([cc, "-c", "-o", base + ".o", base + ".S"], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, universal_newlines=True)
-    if r.returncode:
-        t.check(False, "room: assembling failed: %s" % r.stdout.strip()[-200:])
-        return
-    lds = [l for l in ("ld", "ld.lld-19", "ld.lld") if shutil.which(l)]
-    if "ld.lld-19" in lds and "ld.lld" in lds:
-        lds.remove("ld.lld")
-    if not any(l.startswith("ld.lld") for l in lds):
-        print("# note: ld.lld not found (apt-get install lld-19): the room linked by GNU ld only")
-    for ld in lds:
-        out = "%s-%s" % (base, ld)
-        r = subprocess.run([ld, "-T", base + ".lds", "-o", out, base + ".o"], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, universal_newlines=True)
-        if r.returncode:
-            t.check(False, "room: %s links a kernel-shaped script with the patch's room: %s"
-                    % (ld, r.stdout.strip()[-200:]))
-            continue
-        s = syms(out)
-        need = (s["_etext"] - s["_text"]) // 64
-        have = s["__smp_locks_end"] - s["__katomic_smp_locks_reserve"]
-        t.check(need <= have < need + 4096 + 4,
-                "room: %s reserves %d bytes after the asm's entries for %d bytes of text (one slot per 256 bytes: %d)"
-                % (ld, have, s["_etext"] - s["_text"], need))
-
-
 def main(argv):
     t, tmp, cc = start(argv, "check-smplocks.py", ("objdump", "nm"), "the .smp_locks step's", "smplocks")
     if t is None:
@@ -268,8 +212,6 @@ def main(argv):
     with open(p, "rb") as f:
         before = f.read()
     refused(t, step(p), p, before, "nomark", "__katomic_smp_locks_reserve")
-
-    room(t, tmp, cc)
 
     r = step(os.path.join(tmp, "no-such-vmlinux"))
     t.check(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "no-such-vmlinux" in r.stderr,

@@ -111,7 +111,6 @@ static void test_cmpxchg(void)
 	ok(!arch_try_cmpxchg(&l, &lo, 1UL) && lo == ~0UL, "try_cmpxchg 8 bytes failing writes *pold");
 	ok(arch_try_cmpxchg(&l, &lo, 1UL) && l == 1, "try_cmpxchg 8 bytes");
 	ok(arch_cmpxchg(&vi, 5, 6) == 5 && vi == 6, "cmpxchg on a volatile int");
-	ok(arch_sync_cmpxchg(&vi, 6, 7) == 6 && vi == 7, "sync_cmpxchg");
 	r = arch_xchg(&p, q);
 	ok(r.pmd == 1 && p.pmd == 2, "xchg of an 8-byte struct (pmd_t)");
 	ok(arch_cmpxchg(&ptr, (void *)&b, NULL) == (void *)&b && ptr == NULL, "cmpxchg of a pointer to NULL");

@@ -218,6 +218,24 @@ def up_reading(seed, one_cpu_patches=True):
     return u
 
 
+def crosscheck(seed, missing=0):
+    """A smp_locks_crosscheck record (kernel.schema.json), its figures derived from seed."""
+    def part(n, miss, **more):
+        return dict(lock_sites=n + 100, objtool=n, decoder=n + miss, kept_rule=100, kept_annotated=0,
+                    missing=["0x%x" % i for i in range(miss)], n_missing=miss, extra=[], n_extra=0, **more)
+    return {"checked": True, "vmlinux": part(1600 + seed, missing, marks_not_locks=0, entries_outside_text=288),
+            "modules": part(30 + seed, 0, modules=4), "agree": not missing}
+
+
+def cross_cell(b):
+    c = b.get("smp_locks_crosscheck")
+    if not c:
+        return "-"
+    if c["agree"]:
+        return "agree (%d + %d sites)" % (c["vmlinux"]["objtool"], c["modules"]["objtool"])
+    return "DIFFER: %d missing, 0 extra" % c["vmlinux"]["n_missing"]
+
+
 def up_elision_section(tmp):
     """The UP lock elision table: two runs (gcc, clang) merged; gcc stock and C11 measured (the
     rendered cells equal the input figures, stock beside C11), clang C11 not measured (its reason)."""
@@ -229,7 +247,9 @@ def up_elision_section(tmp):
             seed = seeds[b["variant"]]
             b["up_elision"] = (up_reading(seed, b["variant"] != "stock" or seed != 33) if seed is not None else
                                {"measured": False, "reason": "a C11 build without the .smp_locks steps (seed)"})
-            want[(b["cc"], b["variant"])] = b["up_elision"]
+            if b["variant"] == "c11":
+                b["smp_locks_crosscheck"] = crosscheck(seed or 44, missing=0 if seed else 3)
+            want[(b["cc"], b["variant"])] = b
     d = run_dir(os.path.join(tmp, "up"))
     rc, out, err = report("--from", d, "--from", kernel_run(os.path.join(tmp, "up-gcc"), gcc),
                           "--from", kernel_run(os.path.join(tmp, "up-clang"), clang))
@@ -243,7 +263,7 @@ def up_elision_section(tmp):
             "per compiler, the stock kernel beside (before) the C11 one: %s" % got)
     bad = []
     for r in rows:
-        u = want[(r["cc"], r["variant"])]
+        u = want[(r["cc"], r["variant"])]["up_elision"]
         if not u["measured"]:
             cells = ["not measured: " + u["reason"]] + ["-"] * 7
         else:
@@ -252,10 +272,11 @@ def up_elision_section(tmp):
                      str(u["modules_recorded"]), str(u["modules_left_locked"]),
                      "%d / %d" % (u["probe_recorded_patched"], u["probe_recorded"]),
                      "yes" if u["table_freed"] else "no"]
+        cells.append(cross_cell(want[(r["cc"], r["variant"])]))
         if [r[c] for c in list(r)[3:]] != cells:
             bad.append((r["cc"], r["variant"], [r[c] for c in list(r)[3:]], cells))
     t.check(not bad and len(rows) == 4, "every rendered figure equals its kernel.json input; a missing reading: "
-            "'not measured' with its reason %s" % (bad[:1] or ""))
+            "'not measured' with its reason; the C11 builds' cross-check (agree / DIFFER) %s" % (bad[:1] or ""))
     stock = next(r for r in rows if (r["cc"], r["variant"]) == ("clang", "stock"))
     t.check(stock["left locked on one CPU: kernel"] == str(1600 + 33 + 120 + 33),
             "a kernel that did not patch: its recorded sites count as left locked (%s)"
@@ -274,7 +295,8 @@ def up_elision_section(tmp):
     md = read(d, "REPORT.md")
     rows = md_table(md, "config", ".smp_locks sites (kernel text)")
     kept = [r[".smp_locks sites (kernel text)"] for r in rows if r["cc"] == "gcc"]
-    t.check(rc == 0 and kept == [str(want[("gcc", "stock")]["recorded"]), str(want[("gcc", "c11")]["recorded"])],
+    t.check(rc == 0 and kept == [str(want[("gcc", "stock")]["up_elision"]["recorded"]),
+                                 str(want[("gcc", "c11")]["up_elision"]["recorded"])],
             "a later --no-boot run of the same builds keeps the earlier -smp 1 reading (%s)" % kept)
     t.check("only the newer run's entry" in md and gcc["c11_kept_asm"][0]["what"] not in md,
             "what stays asm: the latest x86 run's list, not the union with an older run's")

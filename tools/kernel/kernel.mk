@@ -6,11 +6,13 @@
 #   make check-kernel   the fast checks, no kernel build (tests/kernel/check-kernel.py):
 #                       the generated arch layer in user space per compiler, the
 #                       patch against linux-source-6.12 (skipped without it), bad input;
-#                       the .smp_locks post-link step on synthetic kernels (tests/kernel/check-smplocks.py)
-#                       and synthetic modules (tests/kernel/check-smplocks-ko.py); when a C11 kernel
+#                       katomic's .smp_locks decoder on synthetic kernels (tests/kernel/check-smplocks.py)
+#                       and synthetic modules (tests/kernel/check-smplocks-ko.py); objtool --smp-locks
+#                       of the patched tree on synthetic objects, against that decoder
+#                       (tests/kernel/check-objtool-smplocks.py); when a C11 kernel
 #                       build exists (KATOMIC_SMPLOCKS_KBUILD, default small-gcc-c11 in the cache),
-#                       its -smp 1 guest reading its own lock sites (tests/kernel/check-smplocks-boot.py;
-#                       otherwise a note);
+#                       the cross-check and its -smp 1 guest reading its own lock sites
+#                       (tests/kernel/check-smplocks-boot.py; otherwise a note);
 #                       kernel.json keeps what the driver measures, the schema refuses a broken
 #                       one (tests/kernel/check-kernel-json.py, per compiler)
 KERNEL_ARGS ?=
@@ -27,6 +29,7 @@ check-kernel:
 	 python3 tests/kernel/check-kernel.py $(BUILD)/check-kernel $(HAVE_CCS) && \
 	 python3 tests/kernel/check-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
 	 python3 tests/kernel/check-smplocks-ko.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
+	 python3 tests/kernel/check-objtool-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
 	 python3 tests/kernel/check-smplocks-boot.py $(BUILD)/check-kernel && \
 	 for cc in $(or $(HAVE_CCS),cc); do python3 tests/kernel/check-kernel-json.py $(BUILD)/check-kernel $$cc || exit 1; done
 

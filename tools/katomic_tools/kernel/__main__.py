@@ -1,8 +1,8 @@
 """katomic kernel: build the Linux kernel stock and on katomic's C11 atomics,
 boot each under qemu, audit the code (docs/kernel.md).
 
-usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|defconfig] [--cc gcc,clang]
-                      [--variant stock,c11[,c11fence]] [--smp 2,1] [--torture-s N]
+usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|small-xen|defconfig]
+                      [--cc gcc,clang] [--variant stock,c11[,c11fence]] [--smp 2,1] [--torture-s N]
                       [--quick|--full] [--no-boot] [--no-audit] [--jobs N] [--out DIR]
        katomic kernel --audit-objects "kernel/fork.o mm/slub.o ..." [--cc gcc]
                       a partial audit of those objects of existing stock and C11 builds
@@ -17,6 +17,8 @@ usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|
         architecture, Debian's cross gcc, qemu-system-aarch64/riscv64 (docs/kernel.md, bringing up a
         new architecture); arm64 builds --config small (LSE) and small-llsc (LL/SC only); default -smp 2,
         60 s per torture test, the audit with the codegen classifier on the kernel's own operations
+x86-64 C11 builds: objtool --smp-locks (in the patch) records the compiler's lock prefixes in
+.smp_locks; katomic's decoder then checks that table site for site (a difference fails the run).
 Writes OUT/kernel.json (tools/schema/kernel.schema.json) and OUT/kernel-audit.md;
 OUT defaults to build/kernel.  Exit 0: everything built, booted and passed.
 """
@@ -43,10 +45,34 @@ KEPT_ASM = [
      "why": "above or beside the arch atomic layer: the brief keeps them the kernel's"},
     {"what": "mb(), rmb(), wmb(), dma_*, smp_mb() unless CONFIG_X86_BARRIER_C11",
      "why": "mfence/lfence/sfence also order device and non-temporal accesses, which C11 does not model"},
-    {"what": "the UP lock elision (.smp_locks) of the compiler's stack fences (lock addl $0,-4(%rsp))",
-     "why": "the post-link steps record the compiler's other lock prefixes in .smp_locks (vmlinux and each "
-            "module); a fence stays locked on one CPU, as the stock kernel's __smp_mb() does (docs/kernel.md)"},
+    {"what": "the UP lock elision (.smp_locks) of the compiler's stack fences (lock addl $0,-4(%rsp)) and of "
+             "sync_*() (ANNOTATE_KEEP_LOCK)",
+     "why": "objtool --smp-locks records the compiler's other lock prefixes in .smp_locks (vmlinux and each "
+            "module); a fence stays locked on one CPU, as the stock kernel's __smp_mb() does, and so does "
+            "memory shared with a hypervisor (docs/kernel.md)"},
 ]
+
+
+def crosscheck_one(b):
+    """objtool's .smp_locks against the decoder (crosscheck.py), into b; a failure line or None."""
+    from . import crosscheck
+    name = "%s-%s-%s" % (b["config"], b["cc"], b["variant"])
+    try:
+        with open(os.path.join(b["build_dir"], ".config")) as f:
+            on = "CONFIG_X86_ATOMIC_C11_SMP_LOCKS=y" in f.read().split("\n")
+    except OSError:
+        on = False
+    if not on:
+        b["smp_locks_crosscheck"] = {"checked": False, "reason": "CONFIG_X86_ATOMIC_C11_SMP_LOCKS is not set"}
+        return None
+    try:
+        c = crosscheck.check(b["build_dir"])
+    except crosscheck.Error as e:
+        b["smp_locks_crosscheck"] = {"checked": False, "reason": str(e)}
+        return "%s: the .smp_locks cross-check failed: %s" % (name, e)
+    b["smp_locks_crosscheck"] = dict(c, checked=True)
+    print("katomic kernel: %s" % crosscheck.summary(name, c), flush=True)
+    return None if c["agree"] else "%s: objtool's .smp_locks and the decoder's differ" % name
 
 
 def die(msg):
@@ -502,6 +528,10 @@ def main(argv):
                 print("katomic kernel: built %s-%s-%s in %s: text %d bytes, %d lock prefixes, "
                       "%d objtool warnings" % (a["config"], cc, v, build.took(b), b["text_bytes"],
                                                b["lock_prefixes"], b["objtool_warnings"]), flush=True)
+                if v != "stock":
+                    why = crosscheck_one(b)
+                    if why:
+                        bad.append(why)
             except KernelError as e:
                 print("katomic kernel: %s" % e, file=sys.stderr)
                 bad.append(str(e))

@@ -1,6 +1,7 @@
 """Configure and build one kernel: (config, compiler, variant) -> KCACHE/builds/.
 
 Configs: `small` = tinyconfig + tools/kernel/configs/base-small.config,
+`small-xen` = small + xen-hyperv.config (CONFIG_XEN, CONFIG_HYPERV),
 `defconfig` = x86_64_defconfig + kernel/configs/kvm_guest.config +
 tools/kernel/configs/base-defconfig.config; both + tests.config (the
 self-tests and torture modules) + the variant's options.  Every option a
@@ -19,6 +20,7 @@ from ..common import paths
 
 CONFIGS = {
     "small": ("tinyconfig", [], ["base-small.config"]),
+    "small-xen": ("tinyconfig", [], ["base-small.config", "xen-hyperv.config"]),
     "defconfig": ("x86_64_defconfig", ["kernel/configs/kvm_guest.config"], ["base-defconfig.config"]),
 }
 VARIANTS = {
@@ -89,12 +91,13 @@ def build_dir(config, cc, variant, arch="x86_64"):
 
 
 def _run(cmd, cwd, log, what):
-    # scripts/link-vmlinux.sh of the patched tree runs katomic_tools.kernel.smplocks from here.
-    os.environ.setdefault("KATOMIC_TOOLS", os.path.join(paths.root(), "tools"))
+    # The patched tree builds with make alone: no katomic, no Python (objtool
+    # records the compiler's lock prefixes), so the environment is not ours to set.
+    env = {k: v for k, v in os.environ.items() if k != "KATOMIC_TOOLS"}
     with open(log, "a") as f:
         f.write("$ %s\n" % " ".join(cmd))
         f.flush()
-        r = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        r = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     if r.returncode != 0:
         tail = ""
         with open(log, errors="replace") as f:

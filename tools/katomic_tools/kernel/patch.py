@@ -24,55 +24,36 @@ def _ifdef(opt, header):
     return "#ifdef %s\n#include <asm/%s>\n#endif\n" % (opt, header)
 
 
-# katomic_tools.kernel.smplocks writes the compiler's lock sites after the
-# kernel's own entries; unused slots stay 0, which alternatives_smp_lock/
-# unlock skip, so __smp_locks_end (resolved in the code) never moves.  The
-# room grows with the text: one slot per 256 bytes of it (the C11 kernels
-# have one lock site per 1,000-1,400 bytes: small 2,070 in 2.5 MB, defconfig
-# 12,198 in 16.5 MB, which overflowed a fixed 32 KB).  ABSOLUTE(): _etext is
-# defined outside .text, _text inside it, and GNU ld, inside an output
-# section, subtracts a section-relative symbol from an absolute one as an
-# offset ("cannot move location counter backwards"); ld.lld does not care.
-SMP_LOCKS_ROOM = """#if defined(CONFIG_X86_ATOMIC_C11) && defined(CONFIG_SMP)
-		/* katomic: room for the compiler's lock prefixes (scripts/link-vmlinux.sh fills it) */
-		__katomic_smp_locks_reserve = .;
-		. += ALIGN((ABSOLUTE(_etext) - ABSOLUTE(_text)) / 64, 4);
-#endif
+# UP lock elision for the compiler's locks (docs/kernel.md): objtool records
+# every lock prefix .smp_locks lacks (tools/objtool/arch/x86/smp_locks.c, a
+# file of ours), enabled by CONFIG_X86_ATOMIC_C11_SMP_LOCKS like the kernel's
+# other objtool actions; sync_*() and edac_atomic_scrub() keep their locks
+# (memory shared with a hypervisor or a device) by ANNOTATE_KEEP_LOCK.
+OBJTOOL = "tools/objtool"
+KEEP_LOCK_SMP = """
+/*
+ * A lock prefix that stays on one CPU: memory shared with a hypervisor or a
+ * device (sync_*()).  objtool --smp-locks, which records the compiler's lock
+ * prefixes in .smp_locks, leaves it out.
+ */
+#define ANNOTATE_KEEP_LOCK					\\
+	"672:\\n\\t"						\\
+	".pushsection .discard.keep_lock\\n\\t"			\\
+	".long 672b\\n\\t"					\\
+	".popsection\\n\\t"
 """
-SMP_LOCKS_STEP = """# katomic: the compiler's lock prefixes into .smp_locks (UP lock elision)
-if is_enabled CONFIG_X86_ATOMIC_C11 && is_enabled CONFIG_SMP; then
-	info SMPLOCKS vmlinux
-	# sync_cmpxchg()/sync_set_bit() share memory with a hypervisor and must stay
-	# locked on one CPU; on C11 they are compiler-emitted, not told apart.
-	if is_enabled CONFIG_XEN || is_enabled CONFIG_HYPERV; then
-		echo >&2 "katomic smplocks: CONFIG_XEN/CONFIG_HYPERV use sync_* atomics that must stay locked; the C11 kernel cannot tell them from the others: not supported"
-		exit 1
-	fi
-	if [ -z "${KATOMIC_TOOLS}" ]; then
-		echo >&2 "KATOMIC_TOOLS is not set: build this tree with katomic kernel (it records the compiler's lock prefixes in .smp_locks)"
-		exit 1
-	fi
-	if ! OBJDUMP=objdump PYTHONPATH="${KATOMIC_TOOLS}" python3 -m katomic_tools.kernel.smplocks vmlinux; then
-		echo >&2 Failed to record the lock prefixes in .smp_locks
-		exit 1
-	fi
-fi
+OBJTOOL_CALL = """	if (opts.smp_locks) {
+		ret = create_smp_locks_sections(file);
+		if (ret < 0)
+			return ret;
+		warnings += ret;
+	}
 
 """
-
-# The same for each module, right after `ld -r` links the .ko (smplocks_ko.py:
-# the entries are relocations there).  Part of cmd_ld_ko_o, so if_changed
-# relinks and reruns it together.
-SMP_LOCKS_KO_STEP = """# katomic: the compiler's lock prefixes into the module's .smp_locks (UP lock elision)
-ifeq ($(CONFIG_X86_ATOMIC_C11)$(CONFIG_SMP),yy)
-cmd_ld_ko_o += && { if [ -z "$$KATOMIC_TOOLS" ]; then \\
-		echo >&2 "KATOMIC_TOOLS is not set: build this tree with katomic kernel (it records the compiler lock prefixes in .smp_locks)"; \\
-		exit 1; fi; \\
-	if [ ! -f "$$KATOMIC_TOOLS/katomic_tools/kernel/smplocks_ko.py" ]; then \\
-		echo >&2 "$$KATOMIC_TOOLS lacks the module step (katomic_tools/kernel/smplocks_ko.py) that the patch of this tree runs: use a katomic that has it"; \\
-		exit 1; fi; \\
-	OBJDUMP=objdump PYTHONPATH="$$KATOMIC_TOOLS" python3 -m katomic_tools.kernel.smplocks $@; }
-endif
+OBJTOOL_WEAK = """int __weak create_smp_locks_sections(struct objtool_file *file)
+{
+	UNSUPPORTED("--smp-locks");
+}
 
 """
 
@@ -93,11 +74,27 @@ EDITS = [
      _ifdef("CONFIG_X86_ATOMIC_C11", "bitops-c11.h")),
     (ASM + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before",
      _ifdef("CONFIG_X86_BARRIER_C11", "barrier-c11.h")),
-    # UP lock elision for the compiler's locks: room in .smp_locks, and the
-    # post-link step that fills it (katomic_tools/kernel/smplocks.py).
-    ("arch/x86/kernel/vmlinux.lds.S", r"^\s*\*\(\.smp_locks\)$", "after", SMP_LOCKS_ROOM),
-    ("scripts/link-vmlinux.sh", r"^# step a \(see comment above\)$", "before", SMP_LOCKS_STEP),
-    ("scripts/Makefile.modfinal", r"^quiet_cmd_btf_ko = ", "before", SMP_LOCKS_KO_STEP),
+    # UP lock elision: objtool --smp-locks, and the annotation of the locks that stay.
+    # ("sub": every match of the regex, replaced; \1 names a group.  6.1 writes "lock; ".)
+    ("arch/x86/include/asm/alternative.h", r'^#define LOCK_PREFIX LOCK_PREFIX_HERE "\\n\\tlock;? "$', "after",
+     KEEP_LOCK_SMP),
+    ("arch/x86/include/asm/alternative.h", r'^#define LOCK_PREFIX ""$', "after", '#define ANNOTATE_KEEP_LOCK ""\n'),
+    (ASM + "/cmpxchg.h", r'\(size\), ("lock;? ")\)', "sub", r'(size), ANNOTATE_KEEP_LOCK \1)'),
+    (ASM + "/sync_bitops.h", r"^#include <asm/rmwcc.h>$", "before", "#include <asm/alternative.h>\n"),
+    (ASM + "/sync_bitops.h", r'("lock;? " __ASM_SIZE\()', "sub", r'ANNOTATE_KEEP_LOCK \1'),
+    (ASM + "/edac.h", r"^#define _ASM_X86_EDAC_H$", "after", "\n#include <asm/alternative.h>\n"),
+    (ASM + "/edac.h", r'asm volatile\(("lock;? addl)', "sub", r'asm volatile(ANNOTATE_KEEP_LOCK \1'),
+    ("scripts/Makefile.lib", r"^objtool-args-\$\(CONFIG_HAVE_UACCESS_VALIDATION\)", "after",
+     "objtool-args-$(CONFIG_X86_ATOMIC_C11_SMP_LOCKS)\t+= --smp-locks\n"),
+    (OBJTOOL + "/include/objtool/builtin.h", r"^\tbool uaccess;$", "after", "\tbool smp_locks;\n"),
+    (OBJTOOL + "/builtin-check.c", r"^\tOPT_BOOLEAN\('u', \"uaccess\"", "after",
+     '\tOPT_BOOLEAN(0,   "smp-locks", &opts.smp_locks, "annotate lock prefixes for UP patching"),\n'),
+    (OBJTOOL + "/builtin-check.c", r"^\s+opts\.uaccess\) \{$", "before", "\t    opts.smp_locks\t\t||\n"),
+    (OBJTOOL + "/include/objtool/objtool.h", r"^int orc_create\(struct objtool_file \*file\);$", "after",
+     "int create_smp_locks_sections(struct objtool_file *file);\n"),
+    (OBJTOOL + "/check.c", r"^\tif \(opts\.mcount\) \{$", "before", OBJTOOL_CALL),
+    (OBJTOOL + "/weak.c", r"^int __weak orc_dump\(", "before", OBJTOOL_WEAK),
+    (OBJTOOL + "/arch/x86/Build", r"^objtool-y \+= decode\.o$", "after", "objtool-y += smp_locks.o\n"),
 ]
 
 
@@ -180,6 +177,12 @@ def edit(path, text, anchor, where, what):
         lines[e:e] = ["#endif /* %s */\n" % opt, "\n"]
         lines[s:s] = ["#ifdef %s\n" % opt] + ["#include <%s>\n" % h for h in incs] + \
                      ["#else /* the kernel's asm */\n", "\n"]
+    elif where == "sub":
+        new, n = re.subn(anchor, lambda m: m.expand(what), text, flags=re.M)
+        if not n:
+            raise KernelError("%s: nothing matches /%s/ (the patch is made for linux 6.12's x86 headers)"
+                              % (path, anchor))
+        return new
     else:
         i = _find(lines, anchor, path)
         if where == "after":
@@ -199,7 +202,13 @@ def make(tree, arch="x86_64"):
                 raise KernelError("%s: missing in %s" % (path, tree))
             with open(src) as f:
                 text = f.read()
-            for d, t in ((a, text), (b, edit(path, text, anchor, where, what))):
+            done = os.path.join(b, path)
+            if os.path.isfile(done):        # a second edit of the file: on top of the first
+                with open(done) as f:
+                    edited = f.read()
+            else:
+                edited = text
+            for d, t in ((a, text), (b, edit(path, edited, anchor, where, what))):
                 os.makedirs(os.path.dirname(os.path.join(d, path)), exist_ok=True)
                 with open(os.path.join(d, path), "w") as f:
                     f.write(t)

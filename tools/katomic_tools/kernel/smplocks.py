@@ -1,6 +1,13 @@
-"""katomic kernel's post-link step: the compiler's lock prefixes into .smp_locks.
+"""katomic's .smp_locks decoder: the compiler's lock prefixes of a kernel, found and checked.
 
 usage: python3 -m katomic_tools.kernel.smplocks [--list] [--dry-run] VMLINUX|MODULE.ko...
+
+Since issue 37 katomic's patch has objtool record these sites at build time
+(objtool --smp-locks, docs/kernel.md); this decoder is the cross-check's
+(crosscheck.py) and the probe's (smplocks_boot.py), with --list --dry-run.
+Without --dry-run it still writes the table: the retired post-link step,
+which needs a vmlinux linked with room after __katomic_smp_locks_reserve
+(what katomic's patch reserved in vmlinux.lds.S before issue 37).
 
 A relocatable file (a .ko) gets the module step: smplocks_ko.py.
 
@@ -9,9 +16,8 @@ CPU (arch/x86/kernel/alternative.c: alternatives_smp_unlock() rewrites 0xF0
 into a DS prefix, 0x3E, at every site .smp_locks names, inside _text.._etext;
 alternatives_smp_lock() puts them back before a second CPU comes up).  Only
 asm written with LOCK_PREFIX is recorded there, so a kernel on C11 atomics
-keeps every lock the compiler emitted.  This step, run by link-vmlinux.sh
-after sorttable (the hook and the reserved space are in katomic's patch),
-finds them and adds them to the table:
+keeps every lock the compiler emitted.  This step (once run by
+link-vmlinux.sh after sorttable) finds them and adds them to the table:
 
   1. the decoder of `katomic uplocks` (tools/up/uplocks.py, shared) finds
      every lock-prefixed read-modify-write in the executable sections;
@@ -141,8 +147,8 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     if MARK in missing and dry_run:
         missing.remove(MARK)            # counting only: a kernel built without the room
     elif MARK in missing:
-        raise Error("%s: no %s symbol: the linker script lacks katomic's room in .smp_locks "
-                    "(build the tree katomic kernel patched)" % (path, MARK))
+        raise Error("%s: no %s symbol: no room in .smp_locks to write into (katomic's patch no longer "
+                    "reserves it: objtool --smp-locks records the sites; --dry-run checks them)" % (path, MARK))
     if missing:
         raise Error("%s: symbol %s missing: not an x86-64 vmlinux" % (path, missing[0]))
     tab = elf.section(TABLE)
@@ -202,9 +208,8 @@ def run(path, list_sites=False, dry_run=False, out=sys.stdout):
     elif len(merged) > capacity:
         need = len(merged) - len(asm_entries)
         raise Error("%s: %s holds %d entries, %d are needed (%d the kernel's asm, %d new): reserve at least "
-                    "%d bytes after the kernel's own entries (the room katomic's patch reserves in "
-                    "arch/x86/kernel/vmlinux.lds.S, one slot per 256 bytes of text: "
-                    "SMP_LOCKS_ROOM in tools/katomic_tools/kernel/patch.py)"
+                    "%d bytes after the kernel's own entries (after __katomic_smp_locks_reserve in "
+                    "the linker script)"
                     % (path, TABLE, capacity, len(merged), len(asm_entries), len(new), 4 * need))
     blob = struct.pack("<%di" % len(merged), *[t - (taddr + 4 * i) for i, t in enumerate(merged)])
     blob += b"\0" * (4 * capacity - len(blob))

@@ -39,9 +39,10 @@ from . import boot, initramfs, judge, smplocks_ko
 from .smplocks import symbols, TABLE, uplocks, Error
 from ..common import paths
 
-LINE = re.compile(r"katomic-smplocks: ((?:module-)?(?:un)?recorded): (\d+) sites: (\d+) hold 0xf0, (\d+) hold 0x3e, "
+LINE = re.compile(r"katomic-smplocks: ((?:module-)?(?:un)?recorded|module-sync|kernel-sync): (\d+) sites: (\d+) hold 0xf0, (\d+) hold 0x3e, "
                   r"(\d+) other \(online (\d+), possible (\d+)\)")
-SUBJECT = "subject"
+SUBJECT, SYNC = "subject", "sync_subject"
+KINDS = ("recorded", "unrecorded", "kernel-sync", "module-recorded", "module-unrecorded", "module-sync")
 MAX_PARAMS = 64                      # mod_recorded[64] in katomic_smplocks_probe.c
 
 
@@ -86,25 +87,56 @@ def probe_cmdline(kb):
     return "katomic.probe=1" + (" nokaslr" if kaslr else "")
 
 
-def module_sites(ko):
-    """(recorded, unrecorded) lock sites of subject() in the final .ko, as offsets from it."""
-    buf = io.StringIO()
-    smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
-    sec, value, size = smplocks_ko.Module(ko).symbol(SUBJECT)
-    rec, kept = [], []
-    for line in buf.getvalue().splitlines():
+def _sites_of(listing, module, fn):
+    """[(offset from fn, tag)] of the decoder's listing of a .ko, for function fn."""
+    sec, value, size = module.symbol(fn)
+    out = []
+    for line in listing.splitlines():
         m = re.match(r"(\S+)\+0x([0-9a-f]+)\t[^\t]*\t(.*)$", line)
         if m and m.group(1) == sec and value <= int(m.group(2), 16) < value + size:
-            (rec if m.group(3) == "table" else kept).append(int(m.group(2), 16) - value)
+            out.append((int(m.group(2), 16) - value, m.group(3)))
+    return out
+
+
+def module_sites(ko):
+    """(recorded, unrecorded, sync) lock sites of the final .ko, as offsets from their function:
+    subject()'s in .smp_locks and not, sync_subject()'s (none may be in .smp_locks)."""
+    buf = io.StringIO()
+    smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
+    m = smplocks_ko.Module(ko)
+    rec, kept = [], []
+    for off, tag in _sites_of(buf.getvalue(), m, SUBJECT):
+        (rec if tag == "table" else kept).append(off)
+    sync = _sites_of(buf.getvalue(), m, SYNC)
+    if any(tag == "table" for _, tag in sync):
+        raise Error("%s: a lock of %s() (sync_*(): memory shared with a hypervisor) is in .smp_locks: "
+                    "it would be patched out on one CPU" % (ko, SYNC))
+    if len(sync) < 3:
+        raise Error("%s: %s() has %d lock sites, 3 expected (sync_set_bit, sync_test_and_clear_bit, "
+                    "sync_cmpxchg)" % (ko, SYNC, len(sync)))
     if not rec:
-        raise Error("%s: no lock site of %s() is in its .smp_locks: the tree lacks the module step "
-            "(scripts/Makefile.modfinal of katomic's patch; refresh the patched tree)" % (ko, SUBJECT))
+        raise Error("%s: no lock site of %s() is in its .smp_locks: the build lacks objtool --smp-locks "
+                    "(CONFIG_X86_ATOMIC_C11_SMP_LOCKS of katomic's patch; refresh the patched tree)" % (ko, SUBJECT))
     if len(rec) > MAX_PARAMS or len(kept) > MAX_PARAMS:
         raise Error("%s: %d/%d sites, the probe takes at most %d each" % (ko, len(rec), len(kept), MAX_PARAMS))
-    return rec, kept
+    return rec, kept, [off for off, _ in sync]
 
 
-def build_probe(kb, out, cc, recorded, kept, make_vars=None):
+def sync_sites(kb, kept):
+    """The unrecorded lock sites of vmlinux annotated ANNOTATE_KEEP_LOCK (their marks read from
+    vmlinux.o; a mark names the instruction, whose lock byte may follow a 0x66 prefix)."""
+    from . import crosscheck
+    vm = os.path.join(kb, "vmlinux")
+    with open(vm, "rb") as f:
+        data = f.read()
+    marks = crosscheck.vmlinux_marks(kb, uplocks.Elf(vm, data))
+    kept = set(kept)
+    out = {next((m + d for d in range(5) if m + d in kept), None) for m in marks}
+    out.discard(None)
+    return sorted(out)
+
+
+def build_probe(kb, out, cc, recorded, kept, make_vars=None, sync=()):
     """The probe module built against KBUILD (make_vars: the build's compiler variables, default
     CC=cc HOSTCC=cc); raises Error with make's last lines."""
     mod = os.path.join(out, "mod")
@@ -114,11 +146,11 @@ def build_probe(kb, out, cc, recorded, kept, make_vars=None):
     for f in ("katomic_smplocks_probe.c", "Kbuild"):
         shutil.copyfile(os.path.join(src, f), os.path.join(mod, f))
     with open(os.path.join(mod, "sites.h"), "w") as f:
-        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept)):
+        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept), ("katomic_sync", sync)):
             f.write("static const unsigned long %s[] = {\n%s\n};\n"
                     % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0"))
-    env = dict(os.environ, KATOMIC_TOOLS=os.path.join(paths.root(), "tools"))
-    r = subprocess.run(["make", "-C", kb, "M=" + mod] + (make_vars or ["CC=" + cc, "HOSTCC=" + cc]) + ["modules"], env=env,
+        f.write("static const unsigned long katomic_nr_sync = %d;\n" % len(sync))
+    r = subprocess.run(["make", "-C", kb, "M=" + mod] + (make_vars or ["CC=" + cc, "HOSTCC=" + cc]) + ["modules"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     ko = os.path.join(mod, "katomic_smplocks_probe.ko")
     if r.returncode or not os.path.isfile(ko):
@@ -126,11 +158,13 @@ def build_probe(kb, out, cc, recorded, kept, make_vars=None):
     return ko
 
 
-def probe_files(ko, mrec, mkept):
+def probe_files(ko, mrec, mkept, msync=()):
     """The initramfs entries /init's katomic.probe=1 loads: the module and its parameters."""
     params = "mod_recorded=%s" % ",".join("%d" % x for x in mrec)
     if mkept:
         params += " mod_kept=%s" % ",".join("%d" % x for x in mkept)
+    if msync:
+        params += " mod_sync=%s" % ",".join("%d" % x for x in msync)
     with open(ko, "rb") as f:
         return [("lib/katomic/katomic_smplocks_probe.ko", "file", f.read()),
                 ("lib/katomic/probe.params", "file", params.encode())]
@@ -163,16 +197,17 @@ def check_boot(text, res, smp, append, cpu1):
     ok = ok and v["passed"]
     for what, n, f0, ds, other, on, possible in readings:
         want = expected(what, int(n), int(on), one_cpu)
-        bad = (int(f0), int(ds)) != want or other != "0" or (what.startswith("module-recorded") and n == "0")
+        bad = (int(f0), int(ds)) != want or other != "0" or (what in ("module-recorded", "module-sync") and n == "0")
         lines.append("  %s: %s sites, %s hold 0xf0, %s hold 0x3e, %s other (online %s, possible %s)%s"
                      % (what, n, f0, ds, other, on, possible,
                         "" if not bad else "  <- expected %d hold 0xf0, %d hold 0x3e" % want))
         ok = ok and not bad
     loads = 3 if cpu1 else 2
-    if len(readings) != 4 * loads or "subject() computed" in text or (cpu1 and not (online and smpc)):
+    wrong = "subject() computed" in text        # also sync_subject()
+    if len(readings) != len(KINDS) * loads or wrong or (cpu1 and not (online and smpc)):
         ok = False
         lines.append("  ^ %d readings, %d expected; cpu1 online %s, switched to SMP %s; subject() %s"
-                     % (len(readings), 4 * loads, online, smpc, "wrong" if "subject() computed" in text else "ok"))
+                     % (len(readings), len(KINDS) * loads, online, smpc, "wrong" if wrong else "ok"))
     return lines, ok
 
 
@@ -206,14 +241,16 @@ def main(argv):
     out = os.path.abspath(a["out"] or os.path.join(kb, "katomic-smplocks"))
     try:
         recorded, kept = sites(os.path.join(kb, "vmlinux"), a["list"])
-        ko = build_probe(kb, out, a["cc"], recorded, kept)
-        mrec, mkept = module_sites(ko)
+        sync = sync_sites(kb, kept)
+        ko = build_probe(kb, out, a["cc"], recorded, kept, sync=sync)
+        mrec, mkept, msync = module_sites(ko)
     except Error as e:
         die(str(e))
-    extra = probe_files(ko, mrec, mkept)
+    extra = probe_files(ko, mrec, mkept, msync)
     initrd = initramfs.build(out, "gcc", torture_s, kbuild=kb, extra=extra)
-    print("smplocks_boot: kernel: %d recorded sites, %d unrecorded lock sites in _text.._etext; "
-          "module: %d recorded, %d unrecorded in %s()" % (len(recorded), len(kept), len(mrec), len(mkept), SUBJECT))
+    print("smplocks_boot: kernel: %d recorded sites, %d unrecorded lock sites in _text.._etext (%d of them "
+          "annotated ANNOTATE_KEEP_LOCK); module: %d recorded, %d unrecorded in %s(), %d sync_*() sites in %s()"
+          % (len(recorded), len(kept), len(sync), len(mrec), len(mkept), SUBJECT, len(msync), SYNC))
     ok = True
     for spec in a["boots"] or ["1", "2", "2:maxcpus=1"]:
         smp, _, append = spec.partition(":")

@@ -1,9 +1,10 @@
-"""The .smp_locks step for a module: the compiler's lock prefixes of a .ko into its .smp_locks.
+"""The .smp_locks decoder for a module: the compiler's lock prefixes of a .ko, found and checked.
 
 usage: python3 -m katomic_tools.kernel.smplocks [--list] [--dry-run] MODULE.ko...
-(smplocks.py hands every relocatable ELF file here; scripts/Makefile.modfinal
-runs it on each .ko after linking it, under CONFIG_X86_ATOMIC_C11, the hook
-in katomic's patch).
+(smplocks.py hands every relocatable ELF file here.  objtool --smp-locks of
+katomic's patch records these sites at build time; with --list --dry-run this
+is the cross-check's and the probe's reader.  Without --dry-run it still
+appends them to the .ko, as the retired step in scripts/Makefile.modfinal did.)
 
 A module's lock sites reach the kernel through its .smp_locks too: module
 load calls alternatives_smp_module_add() with that table and the module's

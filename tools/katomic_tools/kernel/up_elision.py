@@ -7,7 +7,7 @@ all by smplocks_boot's functions.  The -smp 1 boot then gets katomic.probe=1
 (/init loads the probe at the start and at the end, around the torture runs),
 so no extra boot is made; record() turns that boot's console into the build's
 `up_elision` object (tools/schema/kernel.schema.json).  A build that cannot be
-read (not x86-64, modules off, a C11 tree without the .smp_locks steps, no
+read (not x86-64, modules off, a C11 build without objtool --smp-locks, no
 -smp 1 boot, the probe failed to build) gets {"measured": false, "reason": ...}.
 """
 import io
@@ -41,21 +41,14 @@ def why_not(b, smps):
         return "modules off (CONFIG_MODULES not set): the probe that reads the text is a module"
     if "CONFIG_SMP=y" not in config:
         return "CONFIG_SMP off: no .smp_locks"
-    if b["variant"] != "stock":
-        modfinal = os.path.join(kb, "source", "scripts", "Makefile.modfinal")
-        try:
-            with open(modfinal) as f:
-                hooked = "katomic_tools.kernel.smplocks" in f.read()
-        except OSError:
-            hooked = False
-        if not hooked:
-            return "a C11 build without the .smp_locks steps (its tree predates them)"
+    if b["variant"] != "stock" and "CONFIG_X86_ATOMIC_C11_SMP_LOCKS=y" not in config.split("\n"):
+        return "a C11 build without objtool --smp-locks (CONFIG_X86_ATOMIC_C11_SMP_LOCKS; its tree predates it)"
     return None
 
 
 def module_counts(kb):
-    """The lock sites of the build's own modules (modules.order) in core text, by the step's
-    tags: recorded in .smp_locks ("table"), the rest (kept locked, or new: the step not run)."""
+    """The lock sites of the build's own modules (modules.order) in core text, by the decoder's
+    tags: recorded in .smp_locks ("table"), the rest (kept locked, or new: not recorded)."""
     rec = rest = 0
     try:
         with open(os.path.join(kb, "modules.order")) as f:
@@ -86,15 +79,16 @@ def prepare(b, smps, odir, make_vars):
         with open(lst, "w") as f:
             smplocks.run(os.path.join(kb, "vmlinux"), list_sites=True, dry_run=True, out=f)
         recorded, kept = smplocks_boot.sites(os.path.join(kb, "vmlinux"), lst)
-        ko = smplocks_boot.build_probe(kb, os.path.join(odir, "probe"), None, recorded, kept, make_vars)
-        mrec, mkept = smplocks_boot.module_sites(ko)
+        sync = smplocks_boot.sync_sites(kb, kept)
+        ko = smplocks_boot.build_probe(kb, os.path.join(odir, "probe"), None, recorded, kept, make_vars, sync)
+        mrec, mkept, msync = smplocks_boot.module_sites(ko)
         nmods, modrec, modrest = module_counts(kb)
     except (Error, OSError) as e:
         return None, not_measured("the probe could not be prepared: %s" % e)
-    facts = {"recorded": len(recorded), "unrecorded": len(kept), "probe_recorded": len(mrec),
-             "probe_unrecorded": len(mkept), "modules": nmods, "modules_recorded": modrec,
+    facts = {"recorded": len(recorded), "unrecorded": len(kept), "sync": len(sync), "probe_recorded": len(mrec),
+             "probe_unrecorded": len(mkept), "probe_sync": len(msync), "modules": nmods, "modules_recorded": modrec,
              "modules_unrecorded": modrest}
-    return smplocks_boot.probe_files(ko, mrec, mkept), facts
+    return smplocks_boot.probe_files(ko, mrec, mkept, msync), facts
 
 
 def record(facts, text):
@@ -102,13 +96,15 @@ def record(facts, text):
     last = {}
     for what, n, f0, ds, other, online, possible in smplocks_boot.readings(text):
         last[what] = (n, f0, ds)
-    if set(last) != {"recorded", "unrecorded", "module-recorded", "module-unrecorded"}:
-        return not_measured("the -smp 1 guest printed %d of the probe's 4 readings (probe not loaded?)" % len(last))
-    r, u, mr, mu = (last[k] for k in ("recorded", "unrecorded", "module-recorded", "module-unrecorded"))
+    if set(last) != set(smplocks_boot.KINDS):
+        return not_measured("the -smp 1 guest printed %d of the probe's %d readings (probe not loaded?)"
+                            % (len(last), len(smplocks_boot.KINDS)))
+    r, u, ks, mr, mu, ms = (last[k] for k in smplocks_boot.KINDS)
     out = dict(facts, measured=True, recorded=r[0], unrecorded=u[0],
                recorded_locked=r[1], recorded_patched=r[2], unrecorded_locked=u[1],
                probe_recorded=mr[0], probe_unrecorded=mu[0],
                probe_recorded_locked=mr[1], probe_recorded_patched=mr[2], probe_unrecorded_locked=mu[1],
+               sync=ks[0], sync_locked=ks[1], probe_sync=ms[0], probe_sync_locked=ms[1],
                table_freed=FREED in text)
     out["left_locked"] = out["recorded_locked"] + out["unrecorded_locked"]
     # The modules' sites the kernel's rule leaves locked: every site not in their .smp_locks

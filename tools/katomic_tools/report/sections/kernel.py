@@ -43,7 +43,8 @@ def builds_table(k):
 
 UP_HEAD = ("UP lock elision: the lock sites .smp_locks records (the kernel's rule patches them on one CPU) and the "
            "lock prefixes left in the text of a -smp 1 guest, read by the guest itself (the .smp_locks probe, "
-           "docs/kernel.md); modules: the build's own modules' sites, and the probe module's reading")
+           "docs/kernel.md); modules: the build's own modules' sites, and the probe module's reading; "
+           "C11: objtool's .smp_locks against katomic's decoder, site for site")
 
 
 def up_table(k):
@@ -55,18 +56,27 @@ def up_table(k):
     rows = sorted(rows, key=lambda b: (b["config"], b["cc"], order.get(b["variant"], 1), b["variant"]))
     t = Table(["config", "cc", "variant", ".smp_locks sites (kernel text)", "patched 0x3e / still 0xf0",
                "unrecorded, 0xf0", "left locked on one CPU: kernel", "modules: recorded",
-               "modules: left locked", "probe module: recorded patched / sites", "table freed"])
+               "modules: left locked", "probe module: recorded patched / sites", "table freed",
+               "objtool vs decoder"])
     for b in rows:
         u = b["up_elision"]
+        c = b.get("smp_locks_crosscheck")
+        if not c or not c.get("checked"):
+            cross = "-" if not c else "not checked: " + c["reason"]
+        elif c["agree"]:
+            cross = "agree (%d + %d sites)" % (c["vmlinux"]["objtool"], c["modules"]["objtool"])
+        else:
+            cross = "DIFFER: %d missing, %d extra" % (c["vmlinux"]["n_missing"] + c["modules"]["n_missing"],
+                                                     c["vmlinux"]["n_extra"] + c["modules"]["n_extra"])
         if not u["measured"]:
-            t.add(b["config"], b["cc"], b["variant"], "not measured: " + u["reason"], *["-"] * 7)
+            t.add(b["config"], b["cc"], b["variant"], "not measured: " + u["reason"], *["-"] * 7, cross)
             continue
         t.add(b["config"], b["cc"], b["variant"], u["recorded"],
               "%d / %d" % (u["recorded_patched"], u["recorded_locked"]),
               "%d of %d" % (u["unrecorded_locked"], u["unrecorded"]), u["left_locked"],
               u["modules_recorded"], u["modules_left_locked"],
               "%d / %d" % (u["probe_recorded_patched"], u["probe_recorded"]),
-              "yes" if u["table_freed"] else "no")
+              "yes" if u["table_freed"] else "no", cross)
     return t
 
 

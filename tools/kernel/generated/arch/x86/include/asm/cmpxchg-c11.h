@@ -9,7 +9,7 @@
 
 /*
  * arch_xchg(), arch_cmpxchg(), arch_try_cmpxchg() (and through them the
- * kernel's arch_cmpxchg64/arch_try_cmpxchg64), sync_cmpxchg and xadd on C11
+ * kernel's arch_cmpxchg64/arch_try_cmpxchg64) and xadd on C11
  * builtins, 1/2/4/8 bytes, included at the end of <asm/cmpxchg.h> and
  * replacing its macros.  Every one is SEQ_CST (x86's locked instruction
  * whatever the order; a full compiler barrier like the asm's "memory").
@@ -22,9 +22,10 @@
  *    builtins to libatomic calls (__atomic_compare_exchange_16), even with
  *    -mcx16, and the kernel has no libatomic; whether cmpxchg16b exists is
  *    known only at run time (system_has_cmpxchg128()).
- *  - sync_cmpxchg needs no asm: its lock is unconditional, and so is every
- *    lock the compiler emits (none is recorded in .smp_locks, so none is
- *    patched out when an SMP kernel boots on one CPU: the UP cost of C11).
+ *  - arch_sync_cmpxchg/arch_sync_try_cmpxchg: memory shared with a
+ *    hypervisor, locked even on one CPU.  The compiler's locks are recorded
+ *    in .smp_locks by objtool --smp-locks and dropped on one CPU; the sync
+ *    asm's lock is annotated ANNOTATE_KEEP_LOCK, which objtool leaves out.
  */
 /*
  * __ka_c11_hot(): an atomic is no less likely to run for being a builtin.
@@ -90,11 +91,6 @@
 		*__ka_p = __ka_o;						\
 	__ka_r;									\
 })
-
-#undef arch_sync_cmpxchg
-#define arch_sync_cmpxchg(ptr, old, new) arch_cmpxchg(ptr, old, new)
-#undef arch_sync_try_cmpxchg
-#define arch_sync_try_cmpxchg(ptr, pold, new) arch_try_cmpxchg(ptr, pold, new)
 
 #undef xadd
 #define xadd(ptr, inc) ({							\
