@@ -8,6 +8,10 @@ usage: katomic kernel [--arch x86_64|arm64|riscv64] [--src DIR] [--config small|
                       a partial audit of those objects of existing stock and C11 builds
        katomic kernel --patch [--src DIR]            print the patch
        katomic kernel --apply FILE [--src DIR]       check that a saved patch applies (dry run)
+       katomic kernel --series DIR [--src DIR] [--arch x86|arm64|riscv64|all] [--from OUT]...
+                      [--author 'Name <email>']
+                      the same change as an RFC series in git format-patch form (cover letter and one
+                      patch per logical change); figures only from the kernel.json of each --from OUT
   --quick: gcc, C11 only, -smp 2, self-tests + 10 s of locktorture (CI)
   --full (default): gcc and clang, stock and C11, -smp 2 and 1, all torture tests, the audit
   --probes (with --arch): no kernel build: configure, make modules_prepare, and judge the kernel
@@ -84,7 +88,8 @@ def parse(argv):
     a = {"src": None, "config": "small", "cc": ["gcc", "clang"], "variant": ["stock", "c11"],
          "smp": ["2", "1"], "torture_s": 10, "boot": True, "audit": True, "jobs": 2,
          "out": os.path.join(paths.build(), "kernel"), "patch": False, "apply": None, "quick": False,
-         "locks": None, "rcu": True, "objects": None, "arch": "x86_64", "set": set(), "probes": False}
+         "locks": None, "rcu": True, "objects": None, "arch": "x86_64", "set": set(), "probes": False,
+         "series": None, "from": [], "author": None}
     it = iter(argv)
     for opt in it:
         def val():
@@ -98,8 +103,6 @@ def parse(argv):
             a["src"] = val()
         elif opt == "--arch":
             a["arch"] = val()
-            if a["arch"] not in build.ARCHES:
-                die("--arch %s: one of %s" % (a["arch"], ", ".join(build.ARCHES)))
         elif opt == "--config":
             a["config"] = val()
         elif opt == "--cc":
@@ -140,11 +143,28 @@ def parse(argv):
             a["probes"] = True
         elif opt == "--apply":
             a["apply"] = val()
+        elif opt == "--series":
+            a["series"] = val()
+        elif opt == "--from":
+            a["from"] += [d for d in val().split(",") if d]
+        elif opt == "--author":
+            a["author"] = val()
         elif opt in ("-h", "--help"):
             print(__doc__.strip())
             sys.exit(0)
         else:
             die("unknown option %s (katomic kernel --help)" % opt)
+    if a["series"] is not None:
+        from .series import ARCHES
+        if "--arch" not in a["set"]:
+            a["arch"] = "all"
+        if a["arch"] not in ARCHES + ("x86_64",):
+            die("--arch %s: one of %s" % (a["arch"], ", ".join(ARCHES)))
+        return a
+    if a["from"] or a["author"]:
+        die("--from and --author go with --series")
+    if a["arch"] not in build.ARCHES:
+        die("--arch %s: one of %s" % (a["arch"], ", ".join(build.ARCHES)))
     A = build.ARCHES[a["arch"]]
     if a["arch"] != "x86_64":
         # The cross defaults: every config of the arch (arm64: LSE and LL/SC),
@@ -500,6 +520,12 @@ def main(argv):
             raise KernelError("%s: %s" % (a["apply"], e.strerror))
         patch.check_applies(text, src)
         print("katomic kernel: %s applies to %s" % (a["apply"], src))
+        return 0
+    if a["series"] is not None:
+        from . import series, series_text
+        files = series.build(src, a["series"], a["arch"], a["author"], series_text.Facts(a["from"]))
+        for f in files:
+            print(f)
         return 0
     if a["objects"]:
         return audit_objects(src, a)
