@@ -20,7 +20,10 @@
 #define __smp_wmb() do { __ka_c11_hot(); __atomic_thread_fence(__ATOMIC_RELEASE); } while (0)
 #undef __smp_store_mb
 #define __smp_store_mb(var, value) \
-	do { __ka_c11_hot(); (void)__atomic_exchange_n(&(var), (value), __ATOMIC_SEQ_CST); } while (0)
+	do {								\
+		__ka_c11_hot();						\
+		(void)__atomic_exchange_n(&(var), (value), __ATOMIC_SEQ_CST); \
+	} while (0)
 /* @insert ordered-access-c11.h */
 
 #endif /* _ASM_X86_BARRIER_C11_H */

@@ -30,7 +30,7 @@ typedef unsigned int __attribute__((__may_alias__)) __ka_bitword;
 #define __ka_bit_result(r) asm("" : "+r"(r))
 #else
 typedef unsigned long __attribute__((__may_alias__)) __ka_bitword;
-#define __ka_bit_result(r) ((void)0)
+#define __ka_bit_result(r) ((void)(r))
 #endif
 #define __KA_BITWORD_BITS (8 * sizeof(__ka_bitword))
 

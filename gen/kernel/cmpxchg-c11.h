@@ -59,7 +59,7 @@
 #define arch_try_cmpxchg(ptr, pold, new) ({					\
 	__ka_c11_typecheck(ptr);						\
 	__ka_c11_hot();								\
-	__unqual_scalar_typeof(*(ptr)) *__ka_p = (__unqual_scalar_typeof(*(ptr)) *)(pold); \
+	__auto_type __ka_p = (__unqual_scalar_typeof(*(ptr)) *)(pold);		\
 	__unqual_scalar_typeof(*(ptr)) __ka_o = *__ka_p, __ka_n = (new);	\
 	bool __ka_r = __atomic_compare_exchange((ptr), &__ka_o, &__ka_n, false,\
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \

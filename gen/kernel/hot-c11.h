@@ -12,7 +12,8 @@
  */
 #ifndef __ka_c11_hot
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__OPTIMIZE_SIZE__)
-#define __ka_c11_hot() do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
+#define __ka_c11_hot()							\
+	do { __label__ __ka_h; __ka_h: __attribute__((__hot__, __unused__)); } while (0)
 #else
 #define __ka_c11_hot() do { } while (0)
 #endif

@@ -13,6 +13,9 @@
 #                       build exists (KATOMIC_SMPLOCKS_KBUILD, default small-gcc-c11 in the cache),
 #                       the cross-check and its -smp 1 guest reading its own lock sites
 #                       (tests/kernel/check-smplocks-boot.py; otherwise a note);
+#                       katomic kernel --series: git am of the series onto the touched files ends where
+#                       --patch does, checkpatch.pl of the tree: 0 errors, every warning explained
+#                       (tests/kernel/check-series.py);
 #                       kernel.json keeps what the driver measures, the schema refuses a broken
 #                       one (tests/kernel/check-kernel-json.py, per compiler)
 KERNEL_ARGS ?=
@@ -31,6 +34,7 @@ check-kernel:
 	 python3 tests/kernel/check-smplocks-ko.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
 	 python3 tests/kernel/check-objtool-smplocks.py $(BUILD)/check-kernel $(or $(firstword $(HAVE_CCS)),cc) && \
 	 python3 tests/kernel/check-smplocks-boot.py $(BUILD)/check-kernel && \
+	 python3 tests/kernel/check-series.py $(BUILD)/check-kernel && \
 	 for cc in $(or $(HAVE_CCS),cc); do python3 tests/kernel/check-kernel-json.py $(BUILD)/check-kernel $$cc || exit 1; done
 
 # The asm-generic C11 layer (`katomic kernel --arch arm64|riscv64`) on the

@@ -70,7 +70,7 @@
 #  define __ka_c11_cas_post_FULL	__ka_c11_full_fence
 # endif
 #else
-# error "asm-generic/atomic-c11-policy.h: no fully-ordered policy for this architecture yet (see docs/kernel.md, bringing up a new architecture)"
+# error "atomic-c11-policy.h: no fully ordered policy for this architecture yet"
 #endif
 
 #ifdef __KA_C11_RELAXED_ONLY

@@ -182,9 +182,6 @@ already cover, noinstr code included.
 The headers are generated from one table of operations (katomic's
 gen/atomics.tbl), which also generates a user-space library and the
 tests that compare the C11 and asm implementations op by op.
-
-checkpatch: the volatile casts are the kernel's own __READ_ONCE() and
-__WRITE_ONCE() form for the atomic's counter, not a locking device.
 """,
     "cmpxchg": """
 With CONFIG_X86_ATOMIC_C11=y, implement arch_xchg(), arch_cmpxchg(),
@@ -303,6 +300,27 @@ because its SEQ_CST sequences predate the ISA manual's.
 """,
 }
 
+# checkpatch.pl's warnings that stay, one line each: (type, why).
+_MAINT = "FILE_PATH_CHANGES: MAINTAINERS has them: %s"
+CHECKPATCH = {
+    "atomic": [("VOLATILE: read/set use volatile like __READ_ONCE()/__WRITE_ONCE()"),
+               (_MAINT % "ATOMIC INFRASTRUCTURE"),
+               ("EMBEDDED_FILENAME: arch/x86/Kconfig sources a file named after it")],
+    "cmpxchg": [(_MAINT % "X86 ARCHITECTURE")],
+    "bitops": [("VOLATILE: the bitops' own prototypes take volatile unsigned long *"),
+               (_MAINT % "X86 ARCHITECTURE")],
+    "barrier": [("VOLATILE: smp_load_acquire()/smp_store_release() read as READ_ONCE()"),
+                (_MAINT % "X86 ARCHITECTURE")],
+    "objtool": [(_MAINT % "OBJTOOL")],
+    "generic": [("VOLATILE: read/set use volatile like __READ_ONCE()/__WRITE_ONCE()"),
+                ("MACRO_ARG_UNUSED: a policy hook that an arch does not need is empty"),
+                (_MAINT % "GENERIC INCLUDE/ASM HEADER FILES")],
+    "arm64": [("EMBEDDED_FILENAME: arch/arm64/Kconfig sources a file named after it"),
+              (_MAINT % "ARM64 PORT")],
+    "riscv64": [("EMBEDDED_FILENAME: arch/riscv/Kconfig sources a file named after it"),
+                (_MAINT % "RISC-V ARCHITECTURE")],
+}
+
 FIGURES = {
     "atomic": lambda F: _figures("Measured with katomic kernel (text of vmlinux, C11 against stock):",
                                  F.text_lines()) + ("\n\n" + _figures(
@@ -325,6 +343,9 @@ def message(part, facts, who, ver):
     text = part["subject"] + "\n\n" + wrap(body)
     if fig:
         text += "\n" + wrap(fig)
+    if CHECKPATCH.get(part["key"]):
+        text += "\ncheckpatch.pl warnings left on purpose:\n" + \
+            "".join("- %s\n" % w for w in CHECKPATCH[part["key"]])
     return text + "\nSigned-off-by: %s\n" % who
 
 

@@ -155,7 +155,7 @@ static int read_sites(struct section *rsec, struct smp_lock_table *t)
 		struct symbol *sym = reloc->sym;
 
 		if (!sym->sec || !(sym->sec->sh.sh_flags & SHF_EXECINSTR)) {
-			fprintf(stderr, "%s: error: objtool: %s: an entry relocated against %s, not text\n",
+			fprintf(stderr, "%s: error: objtool: %s: relocated against %s, not text\n",
 				objname, rsec->name, sym->name);
 			return -1;
 		}
@@ -197,14 +197,17 @@ static int read_alternatives(struct objtool_file *file, struct smp_lock_table *t
 
 	for (off = 0; off + ALT_ENTRY_SIZE <= sec->sh.sh_size; off += ALT_ENTRY_SIZE) {
 		struct reloc *reloc = find_reloc_by_dest(file->elf, sec, off + ALT_ORIG_OFFSET);
-		unsigned char len = *((unsigned char *)sec->data->d_buf + off + ALT_ORIG_LEN_OFFSET);
+		unsigned char *entry = (unsigned char *)sec->data->d_buf + off;
+		unsigned char len = entry[ALT_ORIG_LEN_OFFSET];
+		unsigned long orig;
 
 		if (!reloc || !reloc->sym->sec) {
 			fprintf(stderr, "%s: error: objtool: .altinstructions+0x%lx: no original\n",
 				objname, off);
 			return -1;
 		}
-		if (len && table_add(t, reloc->sym->sec, reloc->sym->offset + reloc_addend(reloc), len))
+		orig = reloc->sym->offset + reloc_addend(reloc);
+		if (len && table_add(t, reloc->sym->sec, orig, len))
 			return -1;
 	}
 	table_sort(t);
