@@ -46,7 +46,7 @@ KEPT_ASM = [
     {"what": "callers that use lock-prefixed asm themselves (qspinlock's lock btsl in "
              "queued_fetch_set_pending_acquire, futex, rwsem/percpu, uaccess, LOCK_PREFIX users outside "
              "the arch atomic headers)",
-     "why": "above or beside the arch atomic layer: the brief keeps them the kernel's"},
+     "why": "above or beside the arch atomic layer: out of the arch atomics' scope, they stay the kernel's"},
     {"what": "mb(), rmb(), wmb(), dma_*, smp_mb() unless CONFIG_X86_BARRIER_C11",
      "why": "mfence/lfence/sfence also order device and non-temporal accesses, which C11 does not model"},
     {"what": "the UP lock elision (.smp_locks) of the compiler's stack fences (lock addl $0,-4(%rsp)) and of "

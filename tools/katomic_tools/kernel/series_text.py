@@ -93,8 +93,8 @@ class Facts:
             st = b.get("selftests", [])
             tt = b.get("torture", [])
             passed = [s["name"] for s in st if s.get("status") == "pass"]
-            tort = ", ".join("%s %s %ds %s" % (t.get("name", "?").replace("torture", ""), t.get("type", ""),
-                                              round(t.get("seconds") or 0), t.get("status", "?")) for t in tt)
+            tort = ", ".join("%s/%s %d s %s" % (t.get("name", "?"), t.get("type", ""),
+                                               round(t.get("seconds") or 0), t.get("status", "?")) for t in tt)
             lines.append("  %s %s, %s%s, -smp %s: %s; self-tests %d/%d pass (%s)%s" % (
                 ver, b["config"], b["cc"], _arch(b), b["smp"], "PASS" if b.get("passed") else "FAIL",
                 len(passed), len(st), ", ".join(passed) or "none",
