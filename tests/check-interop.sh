@@ -37,8 +37,10 @@ cxx_of() { case $1 in *clang*) echo "$1" | sed 's/clang/clang++/' ;; *gcc*) echo
 . tests/stdnames.sh
 urcu_hdr=$(printf '#include <urcu.h>\n' | ${ccs%% *} -x c -E - >/dev/null 2>&1 && echo yes)
 
-for cc in $ccs; do
-	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; continue; }
+# every check of one compiler (per_cc runs the compilers side by side)
+one_cc() {
+	cc=$1
+	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; return; }
 	cxx=$(cxx_of "$cc")
 	command -v "$cxx" >/dev/null 2>&1 || cxx=
 	for b in $backends; do
@@ -107,7 +109,8 @@ for cc in $ccs; do
 		expect_error "$cc $b: ACCESS_ONCE on a 16-byte struct does not compile, with its own message" \
 			'ACCESS_ONCE: only' "$cc" "$tmp/a.c" -std=gnu11 $bflag
 	done
-done
+}
+per_cc one_cc $ccs
 [ -n "$urcu_hdr" ] || echo "note: liburcu not installed (apt-get install liburcu-dev): its interop checks skipped"
 echo "1..$n"
 echo "check-interop: $((n - fail)) passed, $fail failed"

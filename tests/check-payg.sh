@@ -23,8 +23,10 @@ notok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
 sz() { size "$1" | awk 'NR == 2 { print $1, $2, $3 }'; }
 # the size of section $2 of $1 (0 if none)
 sec() { size -A "$1" | awk -v s="$2" '$1 == s { n = $2 } END { print n + 0 }'; }
-for cc in $ccs; do
-	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; continue; }
+# every check of one compiler (per_cc runs the compilers side by side)
+one_cc() {
+	cc=$1
+	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; return; }
 	case $cc in *++*) lang="-x c++ -std=gnu++17" what=C++ ;; *) lang="-std=gnu11" what=C ;; esac
 	for o in -O0 -O2 -Os; do
 		d=$tmp/$cc$o; mkdir -p "$d"
@@ -86,7 +88,8 @@ for cc in $ccs; do
 			echo "#   .text +$dtext bytes for $own bytes of its own code;$bad"
 		fi
 	done
-done
+}
+per_cc one_cc $ccs
 echo "1..$n"
 echo "check-payg: $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
