@@ -143,8 +143,13 @@ include tools/report/report.mk
 include tools/up/up.mk
 include tools/kernel/kernel.mk
 
-check-unit: $(UNIT_BINS)
+# The tests' binaries are compiled one per CPU (a make of their own: the
+# top-level make stays serial, so no two checks ever run side by side), then
+# run one at a time: the stress tests measure stalls.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+check-unit:
 	@$(if $(filter-out $(HAVE_CCS),$(TEST_CCS)),echo 'note: not installed (skipped): $(filter-out $(HAVE_CCS),$(TEST_CCS))')
+	@$(MAKE) --no-print-directory -j$(JOBS) $(UNIT_BINS)
 	prove -f $(UNIT_BINS)
 
 # Sanitizers: ASan+UBSan on every test; TSan on the stress tests (C11 backend).
@@ -160,10 +165,14 @@ $(BUILD)/san-asm/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h tests/ro-pag
 $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/tap.h tests/stress.h tests/ro-page.h tests/model.h
 	@mkdir -p $(dir $@)
 	$(TSAN_CC) $(CFLAGS_TEST) -O1 -fsanitize=thread -o $@ $<
-check-san: $(foreach b,$(BACKENDS),$(addprefix $(BUILD)/san-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS))))
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -f $^
-check-tsan: $(addprefix $(BUILD)/tsan/,$(STRESS_NAMES))
-	TSAN_OPTIONS=halt_on_error=1 prove -f $^
+SAN_BINS := $(foreach b,$(BACKENDS),$(addprefix $(BUILD)/san-$(b)/,$(patsubst tests/%.c,%,$(TEST_SRCS))))
+TSAN_BINS := $(addprefix $(BUILD)/tsan/,$(STRESS_NAMES))
+check-san:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(SAN_BINS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -f $(SAN_BINS)
+check-tsan:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_BINS)
+	TSAN_OPTIONS=halt_on_error=1 prove -f $(TSAN_BINS)
 
 check-headers:
 	@sh tests/check-headers.sh $(HAVE_CCS)
