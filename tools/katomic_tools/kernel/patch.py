@@ -343,3 +343,39 @@ def patched_tree(src, patch_text, arch="x86_64"):
     shutil.rmtree(dest, ignore_errors=True)
     os.rename(tmp, dest)
     return dest
+
+
+def _edit_done(text, anchor, where, what):
+    """Whether `text` already holds one of our edits (made by `edit`)."""
+    if where == "sub":      # each match carries the replacement's text before its first group
+        head = re.split(r"\\\d", what)[0].strip()
+        return 0 < len(re.findall(anchor, text, re.M)) <= text.count(head) or \
+            (text.count(head) > 0 and not re.search(anchor, text, re.M))
+    if where == "wrap":
+        opt, incs = ("CONFIG_X86_ATOMIC_C11", ["asm/" + what]) if isinstance(what, str) else what
+        return "#ifdef %s\n%s" % (opt, "".join("#include <%s>\n" % h for h in incs)) in text
+    return what in text
+
+
+def applied(tree, arch="x86_64"):
+    """True when `tree` already holds this change, as `git am` of the series
+    (or patch -p1 of --patch) leaves it: every file we add, with our text,
+    and every edit.  False when it holds none of it; a KernelError naming the
+    first file when it holds part of it or another katomic's version."""
+    files = new_files(arch)
+    if not any(os.path.lexists(os.path.join(tree, rel)) for rel in files):
+        return False
+    for rel, ours in sorted(files.items()):
+        p = os.path.join(tree, rel)
+        if not os.path.isfile(p):
+            raise KernelError("%s: holds part of the change only: %s is missing" % (tree, rel))
+        with open(p) as f, open(ours) as g:
+            if f.read() != g.read():
+                raise KernelError("%s: %s differs from this katomic's (another version's series?)" % (tree, rel))
+    for path, anchor, where, what in edits(arch):
+        if not os.path.isfile(os.path.join(tree, path)):
+            raise KernelError("%s: missing in %s" % (path, tree))
+        with open(os.path.join(tree, path)) as f:
+            if not _edit_done(f.read(), anchor, where, what):
+                raise KernelError("%s: holds part of the change only: %s lacks its edit (%s)" % (tree, path, where))
+    return True
