@@ -12,6 +12,7 @@ read (not x86-64, modules off, a C11 build without objtool --smp-locks, no
 """
 import io
 import os
+import re
 
 from . import smplocks, smplocks_boot, smplocks_ko
 from .smplocks import Error
@@ -52,7 +53,8 @@ def module_counts(kb):
     rec = rest = 0
     try:
         with open(os.path.join(kb, "modules.order")) as f:
-            kos = [os.path.join(kb, l.strip()[:-2] + ".ko") for l in f if l.strip().endswith(".o")]
+            kos = [os.path.join(kb, re.sub(r"\.k?o$", ".ko", l.strip())) for l in f
+                   if l.strip().endswith((".o", ".ko"))]    # 6.12 names the .o, 6.1 the .ko
     except OSError:
         kos = []
     for ko in kos:
