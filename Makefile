@@ -62,7 +62,7 @@ help:
 	@echo '  check-differential random op sequences on both backends, compared exactly'
 	@echo '  check-spinlock-dso one spinlock_t contended from a program and a shared library (every compiler pair)'
 	@echo '  check-payg        katomic.h costs a program that never locks what atomic.h does; lock code once per program'
-	@echo '  check-kernel      the generated kernel arch layer in user space, the kernel patch vs linux-source-6.12, bad input, objtool --smp-locks and the .smp_locks decoder on synthetic objects'
+	@echo '  check-kernel      the generated kernel arch layer in user space, the kernel patch vs linux-source-6.12 and 6.1, bad input, objtool --smp-locks and the .smp_locks decoder on synthetic objects'
 	@echo '  check-up          uniprocessor lock elision: PIE/non-PIE/shared builds scanned by katomic uplocks'
 	@echo '  check-install     make install into a scratch DESTDIR, build with pkg-config and CMake, uninstall'
 	@echo 'make check-install-tools  the installed katomic (litmus, report --quick) with the source tree deleted (CI)'

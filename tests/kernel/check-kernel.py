@@ -7,7 +7,11 @@
    arch_atomic op the stock x86 layer does, and each of its ops is one the
    kernel's fallback header knows;
  - bad input: a tree where the patch does not apply, a missing tool, a missing
-   --src: one line naming the file (and hunk), exit 2, no traceback.
+   --src: one line naming the file (and hunk), exit 2, no traceback;
+ - the anchors take both trees' spellings (unit test), and with Debian's
+   linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz, else skipped with a
+   note): the x86_64, arm64 and riscv64 patches are made for it and apply
+   (dry run) to the files they touch, extracted once into BUILD_DIR.
 usage: check-kernel.py BUILD_DIR CC...
 """
 import os
@@ -44,7 +48,7 @@ def one_clear_line(r, *words):
 
 def ops(text, pfx):
     return set(re.findall(r"^#define (arch_%s_\w+) " % pfx, text, re.M)) | \
-        set(re.findall(r"^static __always_inline [\w ]+? \*?(arch_%s_\w+)\(" % pfx, text, re.M))
+        set(re.findall(r"^static (?:__always_)?inline [\w ]+? \*?(arch_%s_\w+)\(" % pfx, text, re.M))
 
 
 def main(argv):
@@ -112,10 +116,12 @@ def main(argv):
     r = cli(["--config", "huge"])
     t.check(one_clear_line(r, "--config huge"), "an unknown --config: one line, exit 2")
 
+    anchors(t)
     try:
         src = tree.pristine()
     except KernelError as e:
         print("# note: %s: the patch checks are skipped" % e)
+        second_tree(t, build)
         return t.summary()
     text = patch.make(src)
     t.check(text.count("\ndiff -urN ") + text.startswith("diff -urN ") >= 11,
@@ -188,7 +194,91 @@ def main(argv):
     refresh_keeps_mode(t)
     refresh_drops_old_hunks(t)
     build_kind(t)
+    second_tree(t, build)
     return t.summary()
+
+
+def anchors(t):
+    """The anchors fit both trees' spellings: 6.12's `static __always_inline`
+    and 6.1's `static inline` x86 atomics; riscv's Kconfig with 6.12's
+    Kconfig.vendor line or 6.1's errata line (a list: the first that matches);
+    none: one line naming the file and every anchor tried."""
+    a64 = [e for e in patch.EDITS if e[0].endswith("/atomic64_64.h")][0]
+    tail = "}\n\n#endif /* _ASM_X86_ATOMIC64_64_H */\n"
+    for spelling in ("static __always_inline", "static inline"):
+        text = "/* doc */\n%s s64 arch_atomic64_read(const atomic64_t *v)\n{\n" % spelling + tail
+        out = patch.edit(a64[0], text, a64[1], a64[2], a64[3])
+        t.check(out.startswith("/* doc */\n#ifdef CONFIG_X86_ATOMIC_C11\n#include <asm/atomic64-c11.h>\n"
+                               "#else /* the kernel's asm */\n\n%s s64 arch_atomic64_read(" % spelling)
+                and out.endswith("}\n\n#endif /* CONFIG_X86_ATOMIC_C11 */\n\n#endif /* _ASM_X86_ATOMIC64_64_H */\n"),
+                "anchor: atomic64_64.h's arch_atomic64_read declared `%s` is wrapped" % spelling)
+    kc = [e for e in patch.GENERIC_EDITS["riscv64"] if e[0] == "arch/riscv/Kconfig"][0]
+    both = 'source "arch/riscv/Kconfig.errata"\n\nmenu "Platform type"\nsource "arch/riscv/Kconfig.vendor"\n\nendmenu\n'
+    old = 'source "arch/riscv/Kconfig.erratas"\n\nmenu "Platform type"\nendmenu\n'
+    t.check(patch.edit(kc[0], both, kc[1], kc[2], kc[3]).split("\n")[4:6] == ["", 'source "arch/riscv/Kconfig.katomic"'],
+            "anchor list: 6.12's riscv Kconfig takes the option after Kconfig.vendor (its first anchor)")
+    t.check(patch.edit(kc[0], old, kc[1], kc[2], kc[3]).split("\n")[1:3] == ["", 'source "arch/riscv/Kconfig.katomic"'],
+            "anchor list: 6.1's (no Kconfig.vendor) after its Kconfig.erratas line")
+    try:
+        patch.edit(kc[0], "menu\nendmenu\n", kc[1], kc[2], kc[3])
+        msg = ""
+    except KernelError as e:
+        msg = str(e)
+    t.check(msg.startswith("arch/riscv/Kconfig: no line matches ") and "Kconfig.vendor" in msg
+            and "Kconfig.erratas?" in msg and "\n" not in msg,
+            "no anchor of the list matches: one line naming the file and the anchors (%s)" % msg[:120])
+
+
+TREE61 = "/usr/src/linux-source-6.1.tar.xz"
+
+
+def second_tree(t, build_dir):
+    """linux-source-6.1: the patch for each architecture is made from the files
+    it touches (extracted once from the tarball into build_dir) and applies to
+    them (dry run); the 6.1 x86 layer's ops are all in the C11 one, and the
+    kernel's fallback header knows each of ours that the x86 layer lacks."""
+    tarball = os.environ.get("KATOMIC_LINUX61_TARBALL", TREE61)
+    if not os.path.isfile(tarball):
+        print("# note: %s not found (apt-get install linux-source-6.1): the 6.1 patch checks are skipped" % tarball)
+        return
+    top = os.path.basename(tarball).split(".tar")[0]
+    dest = os.path.join(build_dir, top + "-touched")
+    stamp = os.path.join(dest, tree.STAMP)
+    files = sorted({e[0] for arch in build.ARCHES for e in patch.edits(arch)} |
+                   {"Makefile", "include/linux/atomic/atomic-arch-fallback.h"})
+    if not os.path.isfile(stamp):
+        shutil.rmtree(dest, ignore_errors=True)
+        os.makedirs(dest)
+        t0 = time.time()
+        r = subprocess.run(["tar", "-xf", tarball, "-C", dest, "--strip-components=1"] +
+                           ["%s/%s" % (top, f) for f in files], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        if not t.check(r.returncode == 0, "the %d files the patches touch are extracted from %s (%.0f s)"
+                       % (len(files), tarball, time.time() - t0)):
+            print("# " + r.stdout.strip()[-300:])
+            return
+        open(stamp, "w").close()
+    version = tree.version(dest)
+    for arch in build.ARCHES:
+        try:
+            text = patch.make(dest, arch)
+            patch.check_applies(text, dest)
+            msg = "%d lines" % len(text.splitlines())
+            ok = True
+        except KernelError as e:
+            msg, ok = str(e), False
+        t.check(ok, "linux %s, %s: the patch is made and applies (dry run): %s" % (version, arch, msg))
+    fb = open(os.path.join(dest, "include/linux/atomic/atomic-arch-fallback.h")).read()
+    for name, pfx, f in (("atomic-c11.h", "atomic", "atomic.h"), ("atomic64-c11.h", "atomic64", "atomic64_64.h")):
+        ours = ops(open(os.path.join(GEN, name)).read(), pfx)
+        stock = ops(open(os.path.join(dest, ASM, f)).read(), pfx)
+        # 6.1's fallback header leaves or/xor to the architecture (no fallback for them).
+        unknown = sorted(o for o in ours - stock if not re.search(r"\b%s\b" % o, fb))
+        t.check(stock and stock <= ours and not unknown,
+                "linux %s: %s provides every arch_%s op of its x86 layer (%d of %d; missing: %s), each other "
+                "one its fallback header uses (unknown: %s)" % (version, name, pfx, len(stock & ours), len(stock),
+                                                           ", ".join(sorted(stock - ours)) or "none",
+                                                           ", ".join(unknown) or "none"))
 
 
 def build_kind(t):

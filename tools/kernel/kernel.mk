@@ -6,6 +6,8 @@
 #   make check-kernel   the fast checks, no kernel build (tests/kernel/check-kernel.py):
 #                       the generated arch layer in user space per compiler, the
 #                       patch against linux-source-6.12 (skipped without it), bad input;
+#                       the x86_64/arm64/riscv64 patches made for linux-source-6.1 and applied
+#                       (dry run) to the files they touch (skipped without its tarball);
 #                       katomic's .smp_locks decoder on synthetic kernels (tests/kernel/check-smplocks.py)
 #                       and synthetic modules (tests/kernel/check-smplocks-ko.py); objtool --smp-locks
 #                       of the patched tree on synthetic objects, against that decoder

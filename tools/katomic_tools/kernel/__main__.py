@@ -341,9 +341,9 @@ def audit_objects(src, a):
     """--audit-objects: no build, no boot; OUT/kernel-audit-objects.{json,md}."""
     audits = []
     for cc in a["cc"]:
-        st = build.build_dir(a["config"], cc, "stock")
+        st = build.build_dir(a["config"], cc, "stock", src=src)
         for v in [v for v in a["variant"] if v != "stock"]:
-            x = audit.compare_objects(src, st, build.build_dir(a["config"], cc, v), a["objects"])
+            x = audit.compare_objects(src, st, build.build_dir(a["config"], cc, v, src=src), a["objects"])
             x.update(config=a["config"], cc=cc, variant=v)
             audits.append(x)
             print("katomic kernel: audit of %d objects, %s %s: text %+d bytes (%d -> %d), %d grew / %d shrank, "
@@ -392,7 +392,7 @@ def probes_only(src, c11_tree, a):
             facts = {}
             for v in ("stock", "c11"):
                 t = src if v == "stock" else c11_tree
-                bdir = build.prepare(t, config, cc, v, arch, a["jobs"])
+                bdir = build.prepare(t, config, cc, v, arch, a["jobs"], src)
                 facts[v] = xaudit.probes(t, bdir, build.make_args(arch, cc), arch, A["tool_prefix"])
             isa = ("llsc" if "llsc" in config else "lse") if arch == "arm64" else "*"
             rows = xaudit.judge(facts["c11"], arch, isa)
@@ -454,7 +454,7 @@ def main_cross(src, a):
             for v in a["variant"]:
                 print("katomic kernel: building %s %s %s ..." % (label(config), cc, v), flush=True)
                 try:
-                    b = build.build(src if v == "stock" else c11_tree, config, cc, v, a["jobs"], arch)
+                    b = build.build(src if v == "stock" else c11_tree, config, cc, v, a["jobs"], arch, src)
                     b["lock_prefixes"] = 0      # no lock prefixes on arm64/riscv64: see the audit's insns
                     print("katomic kernel: built %s-%s-%s in %s: text %d bytes" % (
                         label(config), cc, v, build.took(b), b["text_bytes"]), flush=True)
@@ -549,7 +549,7 @@ def main(argv):
         for v in a["variant"]:
             print("katomic kernel: building %s %s %s ..." % (a["config"], cc, v), flush=True)
             try:
-                b = build.build(src if v == "stock" else c11_tree, a["config"], cc, v, a["jobs"])
+                b = build.build(src if v == "stock" else c11_tree, a["config"], cc, v, a["jobs"], src=src)
                 b["lock_prefixes"] = audit.lock_count(audit.disassemble(b["vmlinux"]))
                 print("katomic kernel: built %s-%s-%s in %s: text %d bytes, %d lock prefixes, "
                       "%d objtool warnings" % (a["config"], cc, v, build.took(b), b["text_bytes"],

@@ -25,6 +25,7 @@ prefix).  Exit 0 when both are empty everywhere, 1 when not, 2 on bad input.
 """
 import json
 import os
+import re
 import struct
 import sys
 
@@ -162,7 +163,8 @@ def module(ko):
 def modules(kb):
     try:
         with open(os.path.join(kb, "modules.order")) as f:
-            kos = [os.path.join(kb, l.strip()[:-2] + ".ko") for l in f if l.strip().endswith(".o")]
+            kos = [os.path.join(kb, re.sub(r"\.k?o$", ".ko", l.strip())) for l in f
+                   if l.strip().endswith((".o", ".ko"))]    # 6.12 names the .o, 6.1 the .ko
     except OSError:
         kos = []
     out = {"modules": len(kos), "lock_sites": 0, "objtool": 0, "decoder": 0, "kept_rule": 0,

@@ -20,6 +20,9 @@ MODULES = {
     "torture.ko": "kernel/torture.ko",
     "locktorture.ko": "kernel/locking/locktorture.ko",
     "rcutorture.ko": "kernel/rcu/rcutorture.ko",
+    # A self-test the tree builds as a module only (build.MODULE_ONLY: 6.1's
+    # TEST_BITOPS); /init loads it at the start.
+    "test_bitops.ko": "lib/test_bitops.ko",
 }
 
 DEFAULT_LOCKS = ("spin_lock", "mutex_lock", "rwsem_lock")

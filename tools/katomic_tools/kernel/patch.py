@@ -61,12 +61,17 @@ OBJTOOL_WEAK = """int __weak create_smp_locks_sections(struct objtool_file *file
 # (file, anchor regex, where, text): `where` is "before" or "after" the first
 # line matching the anchor; ("wrap", start, end) puts the kernel's lines from
 # start up to (not including) end under #ifndef, with our header in #ifdef.
+# One anchor fits every tree the patch is made for (linux 6.12 and 6.1: 6.1
+# declares the x86 atomics `static inline`, 6.12 `static __always_inline`,
+# hence FN); where the trees differ more, a list of anchors is tried in
+# order, 6.12's first, so 6.12's patch stays what it was.
+FN = r"^static (?:__always_)?inline "
 EDITS = [
     ("arch/x86/Kconfig", r'^source "arch/x86/Kconfig.assembler"$', "after",
      '\nsource "arch/x86/Kconfig.katomic"\n'),
-    (ASM + "/atomic.h", (r"^static __always_inline int arch_atomic_read\(", r"^#ifdef CONFIG_X86_32$"),
+    (ASM + "/atomic.h", (FN + r"int arch_atomic_read\(", r"^#ifdef CONFIG_X86_32$"),
      "wrap", "atomic-c11.h"),
-    (ASM + "/atomic64_64.h", (r"^static __always_inline s64 arch_atomic64_read\(", r"^#endif /\* _ASM_X86_ATOMIC64_64_H \*/"),
+    (ASM + "/atomic64_64.h", (FN + r"s64 arch_atomic64_read\(", r"^#endif /\* _ASM_X86_ATOMIC64_64_H \*/"),
      "wrap", "atomic64-c11.h"),
     (ASM + "/cmpxchg.h", r"^#endif\s*/\* ASM_X86_CMPXCHG_H \*/", "before",
      _ifdef("CONFIG_X86_ATOMIC_C11", "cmpxchg-c11.h")),
@@ -121,15 +126,20 @@ GENERIC_EDITS = {
         (_A64 + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before", _gen_if("barrier-c11.h")),
     ],
     "riscv64": [
-        ("arch/riscv/Kconfig", r'^source "arch/riscv/Kconfig.vendor"$', "after",
+        # 6.1 has no Kconfig.vendor: after its errata menu (at the top level).
+        ("arch/riscv/Kconfig", [r'^source "arch/riscv/Kconfig.vendor"$', r'^source "arch/riscv/Kconfig.erratas?"$'],
+         "after",
          '\nsource "arch/riscv/Kconfig.katomic"\n'),
-        (_RV + "/atomic.h", (r"^static __always_inline int arch_atomic_read\(",
+        (_RV + "/atomic.h", (FN + r"int arch_atomic_read\(",
                              r"^#endif /\* _ASM_RISCV_ATOMIC_H \*/"), "wrap", _C11),
         (_RV + "/cmpxchg.h", r"^#endif /\* _ASM_RISCV_CMPXCHG_H \*/", "before", _gen_if("cmpxchg-c11.h")),
         (_RV + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before", _gen_if("barrier-c11.h")),
-        # The atomic bitops: asm-generic's, on the C11 arch_atomic_long_*().
+        # The atomic bitops: asm-generic's, on the C11 arch_atomic_long_*() (they
+        # include the instrumented wrappers; 6.1's riscv defines set_bit() & co.
+        # itself, without them, up to non-atomic.h).
         (_RV + "/bitops.h", (r"^#define __test_and_op_bit_ord\(",
-                             r"^#include <asm-generic/bitops/instrumented-atomic.h>$"), "wrap",
+                             [r"^#include <asm-generic/bitops/instrumented-atomic.h>$",
+                              r"^#include <asm-generic/bitops/non-atomic.h>$"]), "wrap",
          ("CONFIG_ARCH_ATOMIC_C11", ["asm-generic/bitops/atomic.h", "asm-generic/bitops/lock.h"])),
     ],
 }
@@ -161,11 +171,18 @@ def new_files(arch="x86_64"):
     return out
 
 
+FITS = "the patch is made for linux 6.12 and 6.1"
+
+
 def _find(lines, rx, path, start=0):
-    for i in range(start, len(lines)):
-        if re.search(rx, lines[i]):
-            return i
-    raise KernelError("%s: no line matches /%s/ (the patch is made for linux 6.12's x86 headers)" % (path, rx))
+    """The first line at or after start matching rx, or the first of a list of
+    regexes that matches a line (6.12's spelling first)."""
+    for r in (rx if isinstance(rx, list) else [rx]):
+        for i in range(start, len(lines)):
+            if re.search(r, lines[i]):
+                return i
+    raise KernelError("%s: no line matches %s (%s)"
+                      % (path, " or ".join("/%s/" % r for r in (rx if isinstance(rx, list) else [rx])), FITS))
 
 
 def edit(path, text, anchor, where, what):
@@ -180,8 +197,7 @@ def edit(path, text, anchor, where, what):
     elif where == "sub":
         new, n = re.subn(anchor, lambda m: m.expand(what), text, flags=re.M)
         if not n:
-            raise KernelError("%s: nothing matches /%s/ (the patch is made for linux 6.12's x86 headers)"
-                              % (path, anchor))
+            raise KernelError("%s: nothing matches /%s/ (%s)" % (path, anchor, FITS))
         return new
     else:
         i = _find(lines, anchor, path)

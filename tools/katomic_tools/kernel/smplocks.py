@@ -104,11 +104,36 @@ def table_of(elf, name, size, fields):
     return rows
 
 
+# struct alt_instr ends with the original's and the replacement's lengths (u8
+# each): 14 bytes in 6.12 (a u32 ft_flags), 12 in 6.1 (a u16 cpuid).
+ALT_ENTRY_DEFAULT = 14
+
+
+def alt_entry_size(path):
+    """The size of a .altinstructions entry of the kernel build `path` (vmlinux,
+    or a file in its O= dir) belongs to: ALT_ENTRY_SIZE of objtool's
+    arch/special.h in its source tree (the build dir's `source` link, or the
+    tree itself), as objtool reads it; 6.12's without a tree above `path`."""
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        for top in (os.path.join(d, "source"), d):
+            h = os.path.join(top, "tools", "objtool", "arch", "x86", "include", "arch", "special.h")
+            if os.path.isfile(h):
+                with open(h) as f:
+                    m = re.search(r"^#define\s+ALT_ENTRY_SIZE\s+(\d+)", f.read(), re.M)
+                if m:
+                    return int(m.group(1))
+        if os.path.dirname(d) == d:
+            return ALT_ENTRY_DEFAULT
+        d = os.path.dirname(d)
+
+
 def guarded(elf):
     """[(start, end, what)] byte ranges of text that other patching may rewrite."""
     out = []
-    for instr, raw in table_of(elf, ".altinstructions", 14, (0,)):
-        out.append((instr, instr + raw[12], "the original instruction of an alternative (.altinstructions)"))
+    size = alt_entry_size(elf.path)
+    for instr, raw in table_of(elf, ".altinstructions", size, (0,)):
+        out.append((instr, instr + raw[size - 2], "the original instruction of an alternative (.altinstructions)"))
     for code, raw in table_of(elf, "__jump_table", 16, (0,)):
         out.append((code, code + 5, "a jump label (__jump_table)"))
     for addr, raw in table_of(elf, ".static_call_sites", 8, (0,)):

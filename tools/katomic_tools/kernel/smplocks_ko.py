@@ -56,8 +56,10 @@ SYM = struct.Struct("<IBBHQQ")         # st_name, st_info, st_other, st_shndx, s
 SHDR = struct.Struct("<IIQQQQIIQQ")
 # Tables of other patching whose entry's first field (an s32, relocated) names text that may
 # be rewritten: (relocation section, entry size, length of the bytes it names or None: the
-# alt_instr's instrlen byte at offset 12).
-GUARDS = ((".altinstructions", 14, None, "the original instruction of an alternative (.altinstructions)"),
+# alt_instr's instrlen byte, the entry's last but one).  An alt_instr entry has two
+# relocations (instr_offset, repl_offset) whatever its size (14 bytes in 6.12, 12 in
+# 6.1): its size is the section's over half their number (size None).
+GUARDS = ((".altinstructions", None, None, "the original instruction of an alternative (.altinstructions)"),
           ("__jump_table", 16, 5, "a jump label (__jump_table)"),
           (".static_call_sites", 8, 5, "an inline static call (.static_call_sites)"))
 
@@ -148,7 +150,15 @@ def guarded(m):
             continue
         rela = m.rela_for(sec)
         off, sec_size = m.elf.sections[sec][4], m.elf.sections[sec][5]
-        for r_off, info, addend in m.relocs(rela) if rela is not None else ():
+        rels = m.relocs(rela) if rela is not None else []
+        if size is None:
+            if not rels:
+                continue
+            if (2 * sec_size) % len(rels) or len(rels) % 2:
+                raise Error("%s: section %s: %d bytes, %d relocations: not entries of two each"
+                            % (m.path, name, sec_size, len(rels)))
+            size = 2 * sec_size // len(rels)
+        for r_off, info, addend in rels:
             if r_off + 4 > sec_size:
                 raise Error("%s: a relocation at 0x%x lies beyond section %s" % (m.path, r_off, name))
             if r_off % size:
@@ -156,7 +166,7 @@ def guarded(m):
             if r_off + size > sec_size:
                 raise Error("%s: section %s ends inside an entry (%d bytes each)" % (m.path, name, size))
             shndx, at = m.target(info >> 32, addend, name)
-            n = length if length is not None else m.data[off + r_off + 12]
+            n = length if length is not None else m.data[off + r_off + size - 2]
             out.append((shndx, at, at + n, what))
     return out
 

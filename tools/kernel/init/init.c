@@ -1,7 +1,8 @@
 /* katomic's /init for the kernels `katomic kernel` boots (docs/kernel-boot.md).
  *
  * Static, no libc beyond what static glibc gives.  It reports the kernel and
- * the CPUs online, runs the torture tests found in the initramfs one after the
+ * the CPUs online, loads a self-test built as a module (test_bitops.ko: linux
+ * 6.1 builds it as a module only), runs the torture tests found in the initramfs one after the
  * other -- locktorture once per lock type, then rcutorture -- each for
  * katomic.torture_s seconds, removes each module (its cleanup prints the final
  * "End of test" summary the judge parses), and powers the guest off.
@@ -290,6 +291,14 @@ int main(void)
 	if (read_file("/proc/cmdline", text, sizeof(text)) == 0)
 		parse(&p, text, "katomic.");
 	say("plan torture_s=%ld locks=%s rcu=%d probe=%d cpu1_s=%ld", p.torture_s, p.locks, p.rcu, p.probe, p.cpu1_s);
+	/* A self-test built as a module (linux 6.1's test_bitops): its init runs the test. */
+	if (load("test_bitops.ko", "") == 0) {
+		say("test_bitops loaded");
+		if (unload("test_bitops") != 0)
+			say("test_bitops unload-failed: %s", strerror(errno));
+	} else if (errno != ENOENT) {
+		say("test_bitops.ko load-failed: %s", strerror(errno));
+	}
 	probe(&p, "start");
 	if (p.cpu1_s >= 0 && p.torture_s <= 0)
 		cpu1_online(&p);

@@ -141,11 +141,32 @@ static bool table_covers(struct smp_lock_table *t, struct section *sec, unsigned
 }
 
 /*
+ * objtool's ELF interface changed in Linux 6.6: a section's relocation
+ * section became sec->rsec (sec->reloc before), relocations an array walked
+ * by for_each_reloc() (a list before), the addend reloc_addend(reloc)
+ * (reloc->addend before), and a site table is made by
+ * elf_create_section_pair() and elf_init_reloc_text_sym() (before:
+ * elf_create_section() and elf_add_reloc_to_insn(), 6.1).  for_each_reloc,
+ * a macro that came with the new interface, tells which one the tree has;
+ * these shims give the older one the new names this file uses.
+ */
+#ifdef for_each_reloc
+#define smp_locks_rsec(sec)	((sec)->rsec)
+#else
+#define SMP_LOCKS_OLD_ELF
+#define smp_locks_rsec(sec)	((sec)->reloc)
+#define for_each_reloc(rsec, reloc) list_for_each_entry(reloc, &(rsec)->reloc_list, list)
+
+static inline s64 reloc_addend(struct reloc *reloc)
+{
+	return reloc->addend;
+}
+#endif
+
+/*
  * Where the relocations of a site table point: the kernel's entries (every
  * .smp_locks section, the assembler's and an earlier run's) and the
- * ANNOTATE_KEEP_LOCK marks.  Only the ELF calls of read_sites(),
- * read_alternatives() and create_smp_locks_section() differ between objtool
- * versions (6.1: sec->reloc, reloc->addend, elf_add_reloc_to_insn()).
+ * ANNOTATE_KEEP_LOCK marks.
  */
 static int read_sites(struct section *rsec, struct smp_lock_table *t)
 {
@@ -220,7 +241,7 @@ static int read_tables(struct objtool_file *file, struct smp_lock_table *locks,
 	struct section *sec;
 
 	for_each_sec(file, sec) {
-		if (!strcmp(sec->name, SMP_LOCKS) && sec->rsec && read_sites(sec->rsec, locks))
+		if (!strcmp(sec->name, SMP_LOCKS) && smp_locks_rsec(sec) && read_sites(smp_locks_rsec(sec), locks))
 			return -1;
 	}
 
@@ -239,6 +260,19 @@ static int create_smp_locks_section(struct objtool_file *file, struct instructio
 	struct section *sec;
 	unsigned int i;
 
+#ifdef SMP_LOCKS_OLD_ELF
+	sec = elf_create_section(file->elf, SMP_LOCKS, 0, sizeof(s32), nr);
+	if (!sec)
+		return -1;
+	sec->sh.sh_addralign = sizeof(s32);
+	sec->data->d_align = sizeof(s32);
+
+	for (i = 0; i < nr; i++) {
+		if (elf_add_reloc_to_insn(file->elf, sec, i * sizeof(s32), R_X86_64_PC32,
+					  sites[i]->sec, lock_off[i]))
+			return -1;
+	}
+#else
 	sec = elf_create_section_pair(file->elf, SMP_LOCKS, sizeof(s32), nr, nr);
 	if (!sec)
 		return -1;
@@ -249,6 +283,7 @@ static int create_smp_locks_section(struct objtool_file *file, struct instructio
 					     sites[i]->sec, lock_off[i]))
 			return -1;
 	}
+#endif
 	return 0;
 }
 
