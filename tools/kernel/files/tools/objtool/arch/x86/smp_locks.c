@@ -241,7 +241,9 @@ static int read_tables(struct objtool_file *file, struct smp_lock_table *locks,
 	struct section *sec;
 
 	for_each_sec(file, sec) {
-		if (!strcmp(sec->name, SMP_LOCKS) && smp_locks_rsec(sec) && read_sites(smp_locks_rsec(sec), locks))
+		if (strcmp(sec->name, SMP_LOCKS) || !smp_locks_rsec(sec))
+			continue;
+		if (read_sites(smp_locks_rsec(sec), locks))
 			return -1;
 	}
 
