@@ -437,15 +437,15 @@ def main_cross(src, a):
     """`--arch arm64|riscv64`: stock and asm-generic C11 kernels, booted, audited."""
     from . import xaudit
     arch, A = a["arch"], build.ARCHES[a["arch"]]
-    ptext = patch.make(src, arch)
     if a["patch"]:
-        sys.stdout.write(ptext)
+        c11_tree_of(src, a, arch)
         return 0
-    c11_tree = patch.patched_tree(src, ptext, arch) if any(v != "stock" for v in a["variant"]) else None
+    c11_tree = c11_tree_of(src, a, arch) if any(v != "stock" for v in a["variant"]) else None
     if a["probes"]:
         return probes_only(src, c11_tree, a)
     doc = {"schema": "katomic-kernel", "version": 1, "tool": "katomic kernel", "machine": machine(False),
-           "source": {"tree": src, "version": tree.version(src)}, "builds": [], "boots": [], "audit": [],
+           "source": dict({"tree": src, "version": tree.version(src)}, **({"applied": True} if a.get("applied") else {})),
+           "builds": [], "boots": [], "audit": [],
            "c11_kept_asm": KEPT_ASM_GENERIC}
     bad = []
     label = lambda c: "%s-%s" % (c, arch)     # the config as kernel.json and the report show it
@@ -509,6 +509,25 @@ def main_cross(src, a):
     return 0
 
 
+def c11_tree_of(src, a, arch):
+    """The tree the C11 variant builds: the patched copy of `src`, or `src`
+    itself when it already holds the change (the series applied with git am);
+    then the stock variant is that tree with the options off.  With --patch:
+    prints the patch and returns None."""
+    if patch.applied(src, arch):
+        if a["patch"]:
+            raise KernelError("%s already holds the change (the series applied?): no patch to print" % src)
+        print("katomic kernel: %s already holds the change: the C11 builds use it as it is, "
+              "the stock builds are it with the options off" % src, flush=True)
+        a["applied"] = True
+        return src
+    ptext = patch.make(src, arch)
+    if a["patch"]:
+        sys.stdout.write(ptext)
+        return None
+    return patch.patched_tree(src, ptext, arch)
+
+
 def main(argv):
     a = parse(argv)
     src = tree.pristine(a["src"])
@@ -531,18 +550,18 @@ def main(argv):
         return audit_objects(src, a)
     if a["arch"] != "x86_64":
         return main_cross(src, a)
-    ptext = patch.make(src)
     if a["patch"]:
-        sys.stdout.write(ptext)
+        c11_tree_of(src, a, "x86_64")
         return 0
     for cc in a["cc"]:          # a missing tool: one line before hours of building
         build.check_tools(cc)
     if a["boot"]:
         tree.need_tool("qemu-system-x86_64", "qemu-system-x86")
         tree.need_tool("timeout", "coreutils")
-    c11_tree = patch.patched_tree(src, ptext) if any(v != "stock" for v in a["variant"]) else None
+    c11_tree = c11_tree_of(src, a, "x86_64") if any(v != "stock" for v in a["variant"]) else None
     doc = {"schema": "katomic-kernel", "version": 1, "tool": "katomic kernel", "machine": machine(False),
-           "source": {"tree": src, "version": tree.version(src)}, "builds": [], "boots": [], "audit": [],
+           "source": dict({"tree": src, "version": tree.version(src)}, **({"applied": True} if a.get("applied") else {})),
+           "builds": [], "boots": [], "audit": [],
            "c11_kept_asm": KEPT_ASM}
     bad = []
     for cc in a["cc"]:
