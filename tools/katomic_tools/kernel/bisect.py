@@ -1,15 +1,19 @@
 """Is the series bisectable?  The tree is built after every patch, option on and off.
 
   python3 -m katomic_tools.kernel.bisect SERIES_DIR [--src TREE] [--config small] [--cc gcc]
-                                         [--jobs N] [--out FILE.json]
+                                         [--off every|last] [--jobs N] [--out FILE.json]
 
 SERIES_DIR is what `katomic kernel --series` wrote.  One copy of the tree
-(KCACHE/trees/bisect-<tree>) is made a git repository (git init; git add -A;
-git commit), as a kernel developer would, and takes the patches one by one
+(KCACHE/trees/bisect-<tree>) is made a git repository (git init; git add -A -f: Debian's linux-source
+.gitignore ignores its whole top level; git commit), as a kernel developer would, and takes the patches one by one
 with `git am`; after each, make runs in two O= build directories that persist from patch to patch,
 so every make after the first is incremental: "on" (CONFIG_X86_ATOMIC_C11=y,
 with what the options of the patches so far select) and "off" (the
-options' defaults: the kernel's asm).  x86-64 builds: the arm64 and riscv
+options' defaults: the kernel's asm).  --off last builds "off" after the
+last patch only: each patch puts the kernel's code under the #else of its
+own option and no later patch touches that code, so the last tree holds
+every earlier tree's "off" code; the edits that apply with the options off
+too (ANNOTATE_KEEP_LOCK) are built by every "on" make.  x86-64 builds: the arm64 and riscv
 patches add files no x86 build reads, and their own builds are
 `katomic kernel --arch arm64|riscv64` of the whole series.  A make that
 fails is reported with its patch, and the run exits 1.  Not run in CI (an
@@ -54,7 +58,7 @@ def fresh_copy(src):
         if os.path.exists(os.path.join(dest, name)):
             os.unlink(os.path.join(dest, name))
     git(dest, "init", "-q")
-    git(dest, "add", "-A")
+    git(dest, "add", "-A", "-f")     # -f: Debian's .gitignore ignores the tree's whole top level
     git(dest, "commit", "-q", "-m", "Linux %s" % tree.version(src))
     return dest
 
@@ -73,11 +77,11 @@ def git(repo, *args):
 
 
 def main(argv):
-    a = {"src": None, "config": "small", "cc": "gcc", "jobs": 2, "out": None}
+    a = {"src": None, "config": "small", "cc": "gcc", "jobs": 2, "out": None, "off": "every"}
     rest = []
     it = iter(argv)
     for opt in it:
-        if opt in ("--src", "--config", "--cc", "--jobs", "--out"):
+        if opt in ("--src", "--config", "--cc", "--jobs", "--out", "--off"):
             v = next(it, None)
             if v is None:
                 raise KernelError("%s needs a value" % opt)
@@ -89,6 +93,8 @@ def main(argv):
             raise KernelError("unknown option %s" % opt)
         else:
             rest.append(opt)
+    if a["off"] not in ("every", "last"):
+        raise KernelError("--off %s: every or last" % a["off"])
     if len(rest) != 1:
         raise KernelError("give one SERIES_DIR (katomic kernel --series writes it)")
     plist = patches(rest[0])
@@ -99,6 +105,8 @@ def main(argv):
     for i, p in enumerate(plist, 1):
         git(work, "am", "-q", os.path.abspath(p))
         for variant, opt in (("c11", "on"), ("stock", "off")):
+            if opt == "off" and a["off"] == "last" and i < len(plist):
+                continue
             step = {"patch": i, "subject": subject(p), "option": opt, "ok": False}
             if variant in broken:
                 step["skipped"] = "an earlier patch broke this build"
@@ -118,7 +126,7 @@ def main(argv):
                                                 "%s bytes, make %.0f s" % (step.get("text_bytes"), step["make_s"])
                                                 if step["ok"] else step.get("error", "")), flush=True)
     doc = {"series": os.path.abspath(rest[0]), "tree": src, "version": tree.version(src),
-           "config": a["config"], "cc": a["cc"], "steps": steps, "passed": bad == 0}
+           "config": a["config"], "cc": a["cc"], "off": a["off"], "steps": steps, "passed": bad == 0}
     if a["out"]:
         with open(a["out"], "w") as f:
             json.dump(doc, f, indent=1)
