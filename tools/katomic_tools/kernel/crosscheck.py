@@ -25,7 +25,6 @@ prefix).  Exit 0 when both are empty everywhere, 1 when not, 2 on bad input.
 """
 import json
 import os
-import re
 import struct
 import sys
 
@@ -161,12 +160,7 @@ def module(ko):
 
 
 def modules(kb):
-    try:
-        with open(os.path.join(kb, "modules.order")) as f:
-            kos = [os.path.join(kb, re.sub(r"\.k?o$", ".ko", l.strip())) for l in f
-                   if l.strip().endswith((".o", ".ko"))]    # 6.12 names the .o, 6.1 the .ko
-    except OSError:
-        kos = []
+    kos = smplocks_ko.built_modules(kb)
     out = {"modules": len(kos), "lock_sites": 0, "objtool": 0, "decoder": 0, "kept_rule": 0,
            "kept_annotated": 0, "missing": [], "extra": []}
     for ko in kos:

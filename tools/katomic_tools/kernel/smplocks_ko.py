@@ -40,6 +40,8 @@ relocation target).
 
 Run twice, the second run adds nothing and writes nothing.
 """
+import os
+import re
 import struct
 import sys
 
@@ -130,6 +132,17 @@ class Module:
                         % (self.path, self.names[shndx]))
         return best
 
+
+
+def built_modules(kb):
+    """The .ko files a build directory's modules.order names (6.12 names
+    each module's .o, 6.1 its .ko); none when it has no modules.order."""
+    try:
+        with open(os.path.join(kb, "modules.order")) as f:
+            return [os.path.join(kb, re.sub(r"\.k?o$", ".ko", l.strip())) for l in f
+                    if l.strip().endswith((".o", ".ko"))]
+    except OSError:
+        return []
 
 def text_sections(m):
     """{index: name} of the sections that stay as module text (mem[MOD_TEXT]) and can be recorded."""

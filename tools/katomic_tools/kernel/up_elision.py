@@ -12,7 +12,6 @@ read (not x86-64, modules off, a C11 build without objtool --smp-locks, no
 """
 import io
 import os
-import re
 
 from . import smplocks, smplocks_boot, smplocks_ko
 from .smplocks import Error
@@ -51,12 +50,7 @@ def module_counts(kb):
     """The lock sites of the build's own modules (modules.order) in core text, by the decoder's
     tags: recorded in .smp_locks ("table"), the rest (kept locked, or new: not recorded)."""
     rec = rest = 0
-    try:
-        with open(os.path.join(kb, "modules.order")) as f:
-            kos = [os.path.join(kb, re.sub(r"\.k?o$", ".ko", l.strip())) for l in f
-                   if l.strip().endswith((".o", ".ko"))]    # 6.12 names the .o, 6.1 the .ko
-    except OSError:
-        kos = []
+    kos = smplocks_ko.built_modules(kb)
     for ko in kos:
         buf = io.StringIO()
         smplocks_ko.run(ko, list_sites=True, dry_run=True, out=buf)
