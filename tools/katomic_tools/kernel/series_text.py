@@ -326,8 +326,9 @@ FIGURES = {
                                  F.text_lines()) + ("\n\n" + _figures(
                                      "Audit of the functions that changed:", F.audit_lines())
                                      if F.audit_lines() else ""),
-    "smplocks": lambda F: _figures("Lock prefixes on one CPU, read back from the running guest:",
-                                   F.up_lines()),
+    "smplocks": lambda F: "\n\n".join(x for x in (
+        _figures("Lock prefixes on one CPU, read back from the running guest:", F.up_lines()),
+        _figures("The whole x86 series booted under qemu:", F.boot_lines())) if x),
     "generic": lambda F: _figures("Measured with katomic kernel:",
                                   F.text_lines(("arm64", "riscv64"))
                                   + F.boot_lines(("arm64", "riscv64"))),
