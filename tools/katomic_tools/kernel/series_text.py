@@ -277,8 +277,10 @@ order of SEQ_CST operations.  atomic-c11-policy.h states, per
 architecture, the fences that close that gap, as the architecture's own
 asm does: for example arm64's LL/SC fully ordered RMW is ldxr/stlxr then
 dmb ish, not a SEQ_CST ldaxr/stlxr loop, and RISC-V's LR/SC cmpxchg is
-followed by fence rw,rw.  Each mapping was checked against the kernel's
-memory model with herd7 on the compiled code (katomic verify).
+followed by fence rw,rw.  The kernel's litmus tests, compiled with these
+headers for arm64 (LSE and LL/SC) and riscv64, were judged against the
+kernel's memory model with herd7 (katomic verify): none allows an
+outcome the model forbids.
 
 Nothing uses the headers yet.
 """,
