@@ -279,8 +279,8 @@ asm does: for example arm64's LL/SC fully ordered RMW is ldxr/stlxr then
 dmb ish, not a SEQ_CST ldaxr/stlxr loop, and RISC-V's LR/SC cmpxchg is
 followed by fence rw,rw.  The kernel's litmus tests, compiled with these
 headers for arm64 (LSE and LL/SC) and riscv64, were judged against the
-kernel's memory model with herd7 (katomic verify): none allows an
-outcome the model forbids.
+kernel's memory model with herd7 (katomic verify): no test herd7 could
+judge allows an outcome the model forbids.
 
 Nothing uses the headers yet.
 """,
