@@ -5,9 +5,10 @@
 set -u
 ccs=${*:-gcc clang}
 . tests/lib.sh
-n=0 fail=0
-for cc in $ccs; do
-	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; continue; }
+# every check of one compiler (per_cc runs the compilers side by side)
+one_cc() {
+	cc=$1
+	command -v "$cc" >/dev/null 2>&1 || { echo "# $cc not installed: skipped"; return; }
 	case $cc in
 	*clang*) cxx=$(echo "$cc" | sed 's/clang/clang++/') ;;
 	*gcc*) cxx=$(echo "$cc" | sed 's/gcc/g++/') ;;
@@ -37,7 +38,8 @@ for cc in $ccs; do
 			fi
 		done
 	done
-done
+}
+per_cc one_cc $ccs
 # Sizes READ_ONCE, xchg and cmpxchg64 must reject at compile time.
 for bad in 'struct { char c[16]; } s; (void)READ_ONCE(s);' \
 	   'struct { char c[3]; } s, t = {{0}}; WRITE_ONCE(s, t);' \
