@@ -23,18 +23,26 @@ static int ident_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* Does the body name this identifier (a whole word: srcu_read_lock is not rcu_read_lock)? */
-static int body_has(const struct lt_thread *th, const char *word)
+/*
+ * The first place at or after s where the body names `word` (n bytes) as a
+ * whole word (srcu_read_lock is not rcu_read_lock), or NULL.
+ */
+static const char *next_word(const struct lt_thread *th, const char *s, const char *word, size_t n)
 {
-	const char *s = th->body, *end = th->body + th->body_len;
-	size_t n = strlen(word);
+	const char *end = th->body + th->body_len;
 
 	while ((s = memmem(s, (size_t)(end - s), word, n))) {
 		if ((s == th->body || !ident_char(s[-1])) && (s + n == end || !ident_char(s[n])))
-			return 1;
+			return s;
 		s += n;
 	}
-	return 0;
+	return NULL;
+}
+
+/* Does the body name this identifier? */
+static int body_has(const struct lt_thread *th, const char *word)
+{
+	return next_word(th, th->body, word, strlen(word)) != NULL;
 }
 
 /*
@@ -45,15 +53,12 @@ static int body_has(const struct lt_thread *th, const char *word)
  */
 int reg_is_srcu_index(const struct lt_thread *th, const char *name)
 {
-	const char *s = th->body, *end = th->body + th->body_len;
+	const char *s, *end = th->body + th->body_len;
 	size_t n = strlen(name);
 
-	while ((s = memmem(s, (size_t)(end - s), name, n))) {
-		const char *a = s, *q = s + n;
+	for (s = next_word(th, th->body, name, n); s; s = next_word(th, s + n, name, n)) {
+		const char *q = s + n;
 
-		s = q;
-		if ((a > th->body && ident_char(a[-1])) || (q < end && ident_char(*q)))
-			continue;
 		while (q < end && isspace((unsigned char)*q))
 			q++;
 		if (q == end || *q != '=' || (q + 1 < end && q[1] == '='))
@@ -137,16 +142,13 @@ static int word_before_in(const char *lo, const char *e, const char *const *list
  */
 static int reg_addr_uses(const struct lt_thread *th, const char *name, size_t *at, int max)
 {
-	const char *s = th->body, *end = th->body + th->body_len;
+	const char *s, *end = th->body + th->body_len;
 	size_t n = strlen(name);
 	int count = 0;
 
-	while ((s = memmem(s, (size_t)(end - s), name, n))) {
+	for (s = next_word(th, th->body, name, n); s; s = next_word(th, s + n, name, n)) {
 		const char *a = s, *e = s + n, *f;
 
-		s = e;
-		if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
-			continue;
 		while (a > th->body && isspace((unsigned char)a[-1]))
 			a--;
 		if (a > th->body && a[-1] == '*') {
@@ -210,15 +212,12 @@ static int param_as_value(const struct lt_thread *th)
 	int j;
 
 	for (j = 0; j < th->nparams; j++) {
-		const char *pn = th->params[j].name, *s = th->body, *end = th->body + th->body_len;
+		const char *pn = th->params[j].name, *s, *end = th->body + th->body_len;
 		size_t n = strlen(pn);
 
-		while ((s = memmem(s, (size_t)(end - s), pn, n))) {
+		for (s = next_word(th, th->body, pn, n); s; s = next_word(th, s + n, pn, n)) {
 			const char *a = s, *e = s + n;
 
-			s = e;
-			if ((a > th->body && ident_char(a[-1])) || (e < end && ident_char(*e)))
-				continue;
 			while (a > th->body && isspace((unsigned char)a[-1]))
 				a--;
 			while (e < end && isspace((unsigned char)*e))
