@@ -185,29 +185,25 @@ def build(src, out, arch="all", who=None, facts=None):
                         repo.write(path, f.read())
         repo.commit("Linux %s (the files the series touches)\n" % ver)
         base = repo.git("rev-parse", "HEAD").strip()
-        kconfig = {}            # Kconfig.katomic path -> options added so far
+        kconfig = {}            # Kconfig.katomic path -> the options of the parts so far
         for a, part in plan:
             for path, anchor, where, what in patch.edits(a):
                 if _picks(part, path, where):
                     repo.write(path, patch.edit(path, repo.read(path), anchor, where, what))
             for rel, srcpath in sorted(patch.new_files(a).items()):
-                if not any(re.search(rx, rel) for rx in part["files"]):
+                owned = any(re.search(rx, rel) for rx in part["files"])
+                # Kconfig.katomic: the part that adds it, and each later part of the arch, add their options
+                grows = rel.endswith("/Kconfig.katomic") and (owned or rel in kconfig)
+                if not (owned or grows):
                     continue
-                if os.path.lexists(os.path.join(src, rel)):
+                if owned and os.path.lexists(os.path.join(src, rel)):
                     raise KernelError("%s: already exists in %s (an already patched tree?)" % (rel, src))
                 with open(srcpath) as f:
                     text = f.read()
-                if rel.endswith("/Kconfig.katomic"):
+                if grows:
                     kconfig[rel] = kconfig.get(rel, []) + part.get("kconfig", [])
                     text = _kconfig_upto(text, kconfig[rel])
                 repo.write(rel, text)
-            # Kconfig.katomic of an earlier part, grown by this part's options
-            for rel in kconfig:
-                if part.get("kconfig") and rel.startswith(_arch_dir(a)) and \
-                        not any(re.search(rx, rel) for rx in part["files"]):
-                    kconfig[rel] += part["kconfig"]
-                    with open(patch.new_files(a)[rel]) as f:
-                        repo.write(rel, _kconfig_upto(f.read(), kconfig[rel]))
             repo.commit(T.message(part, facts, who, ver))
         os.makedirs(out, exist_ok=True)
         old = [f for f in os.listdir(out) if f.endswith(".patch")]
@@ -223,10 +219,6 @@ def build(src, out, arch="all", who=None, facts=None):
         with open(os.path.join(out, ".katomic-series"), "w") as f:
             f.write("written by katomic kernel --series for linux %s\n" % ver)
         return [os.path.join(out, os.path.basename(n)) for n in names]
-
-
-def _arch_dir(a):
-    return "arch/%s/" % patch.ARCH_DIR[a]
 
 
 def _ours(out):
