@@ -4,12 +4,12 @@ What each patch does and why is written here once; the figures come from
 the kernel.json documents given with --from (Facts), never from this file.
 Lines stay within 72 columns (checkpatch wants commit text within 75).
 """
-import json
 import os
 import re
 import textwrap
 
 from . import KernelError
+from ..common import documents
 
 HOW_TO_MEASURE = ("Not measured for this series.  To measure: katomic kernel --config small "
                   "--cc gcc,clang (and --config defconfig), then katomic kernel --series DIR "
@@ -39,16 +39,12 @@ class Facts:
         self.docs = []
         for d in dirs:
             path = d if d.endswith(".json") else os.path.join(d, "kernel.json")
+            if not os.path.isfile(path):
+                raise KernelError("--from %s: no such file" % path)
             try:
-                with open(path) as f:
-                    doc = json.load(f)
-            except OSError as e:
-                raise KernelError("--from %s: %s" % (path, e.strerror))
-            except ValueError as e:
-                raise KernelError("--from %s: not JSON (%s)" % (path, e))
-            if not isinstance(doc, dict) or doc.get("schema") != "katomic-kernel":
-                raise KernelError("--from %s: not a katomic kernel.json document" % path)
-            self.docs.append(doc)
+                self.docs.append(documents.read(path, "kernel"))
+            except ValueError as e:       # 'FILE: where: what'
+                raise KernelError("--from: not a katomic kernel.json document: %s" % e)
 
     def __bool__(self):
         return bool(self.docs)
