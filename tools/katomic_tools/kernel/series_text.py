@@ -146,8 +146,9 @@ def _arch(b):
     return "" if a == "x86_64" else " (%s)" % a
 
 
-def _figures(title, lines):
-    return "%s\n\n%s" % (title, "\n".join(lines)) if lines else ""
+def _figures(blocks):
+    """(title, lines) blocks as text, blank-line separated; a block without lines is left out."""
+    return "\n\n".join("%s\n\n%s" % (title, "\n".join(lines)) for title, lines in blocks if lines)
 
 
 # What each part does and why, in the kernel's voice.
@@ -319,17 +320,14 @@ CHECKPATCH = {
                 (_MAINT % "RISC-V ARCHITECTURE")],
 }
 
+# The figures each patch carries: (title, lines) blocks, those without lines left out.
+_OTHER = ("arm64", "riscv64")
 FIGURES = {
-    "atomic": lambda F: _figures("Measured with katomic kernel (text of vmlinux, C11 against stock):",
-                                 F.text_lines()) + ("\n\n" + _figures(
-                                     "Audit of the functions that changed:", F.audit_lines())
-                                     if F.audit_lines() else ""),
-    "smplocks": lambda F: "\n\n".join(x for x in (
-        _figures("Lock prefixes on one CPU, read back from the running guest:", F.up_lines()),
-        _figures("The whole x86 series booted under qemu:", F.boot_lines())) if x),
-    "generic": lambda F: _figures("Measured with katomic kernel:",
-                                  F.text_lines(("arm64", "riscv64"))
-                                  + F.boot_lines(("arm64", "riscv64"))),
+    "atomic": lambda F: [("Measured with katomic kernel (text of vmlinux, C11 against stock):", F.text_lines()),
+                         ("Audit of the functions that changed:", F.audit_lines())],
+    "smplocks": lambda F: [("Lock prefixes on one CPU, read back from the running guest:", F.up_lines()),
+                           ("The whole x86 series booted under qemu:", F.boot_lines())],
+    "generic": lambda F: [("Measured with katomic kernel:", F.text_lines(_OTHER) + F.boot_lines(_OTHER))],
 }
 
 
@@ -338,7 +336,7 @@ def message(part, facts, who, ver):
     body = BODY[part["key"]]
     fig = ""
     if part["key"] in FIGURES:
-        fig = FIGURES[part["key"]](facts) if facts else HOW_TO_MEASURE
+        fig = _figures(FIGURES[part["key"]](facts)) if facts else HOW_TO_MEASURE
     text = part["subject"] + "\n\n" + wrap(body)
     if fig:
         text += "\n" + wrap(fig)
@@ -389,14 +387,13 @@ one byte longer (clang 19 emits lock incl); clang 19 does not fold an atomic loa
 that uses it, where gcc does.
 """))
     if facts:
-        for title, lines in (("vmlinux text and lock prefixes (C11 against stock):", facts.text_lines()),
-                             ("Audit of the functions that changed:", facts.audit_lines()),
-                             ("Boots under qemu (self-tests, locktorture, rcutorture):",
-                              facts.boot_lines() + facts.boot_lines(("arm64", "riscv64"))),
-                             ("UP lock elision on one CPU:", facts.up_lines()),
-                             ("Other architectures:", facts.text_lines(("arm64", "riscv64")))):
-            if lines:
-                parts.append(wrap(_figures(title, lines)))
+        parts += [wrap(_figures([b])) for b in (
+            ("vmlinux text and lock prefixes (C11 against stock):", facts.text_lines()),
+            ("Audit of the functions that changed:", facts.audit_lines()),
+            ("Boots under qemu (self-tests, locktorture, rcutorture):",
+             facts.boot_lines() + facts.boot_lines(_OTHER)),
+            ("UP lock elision on one CPU:", facts.up_lines()),
+            ("Other architectures:", facts.text_lines(_OTHER))) if b[1]]
     else:
         parts.append(wrap(HOW_TO_MEASURE))
     parts.append(wrap("""
