@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from . import KernelError, build, tree
+from . import KernelError, build, patch, tree
 
 
 def patches(series_dir):
@@ -49,14 +49,7 @@ def subject(path):
 def fresh_copy(src):
     dest = os.path.join(tree.kcache(), "trees", "bisect-" + os.path.basename(os.path.abspath(src)))
     shutil.rmtree(dest, ignore_errors=True)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    r = subprocess.run(["cp", "-al", src, dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True)
-    if r.returncode != 0:
-        raise KernelError("copying %s to %s failed: %s" % (src, dest, r.stdout.strip()[-200:]))
-    for name in (".katomic-extracted",):
-        if os.path.exists(os.path.join(dest, name)):
-            os.unlink(os.path.join(dest, name))
+    patch.copy_tree(src, dest)
     git(dest, "init", "-q")
     git(dest, "add", "-A", "-f")     # -f: Debian's .gitignore ignores the tree's whole top level
     git(dest, "commit", "-q", "-m", "Linux %s" % tree.version(src))

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 
 from . import KernelError
-from .tree import kcache, need_tool
+from .tree import STAMP, kcache, need_tool
 from ..common import paths
 
 ASM = "arch/x86/include/asm"
@@ -315,6 +315,25 @@ def _replace(new, old):
     shutil.copy(new, old)
 
 
+def copy_tree(src, dest):
+    """`dest`: a copy of the pristine tree `src`, without its extraction stamp.
+    Hard links (cp -al; cp -a where they fail): cheap, and patch(1) and git
+    write each file they change anew, so the pristine tree keeps its inodes'
+    contents."""
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    r = subprocess.run(["cp", "-al", src, dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode != 0:
+        shutil.rmtree(dest, ignore_errors=True)
+        r = subprocess.run(["cp", "-a", src, dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if r.returncode != 0:
+            raise KernelError("copying %s to %s failed: %s" % (src, dest, r.stdout.strip()[-200:]))
+    stamp = os.path.join(dest, STAMP)
+    if os.path.exists(stamp):
+        os.unlink(stamp)
+
+
 def patched_tree(src, patch_text, arch="x86_64"):
     """A copy of `src` with the patch applied, in KCACHE/trees/ (made once per patch)."""
     key = hashlib.sha256((os.path.abspath(src) + "\0" + patch_text).encode()).hexdigest()[:16]
@@ -337,23 +356,11 @@ def patched_tree(src, patch_text, arch="x86_64"):
     check_applies(patch_text, src)
     tmp = dest + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    # Hard links: cheap, and patch(1) writes each file it changes anew, so
-    # the pristine tree keeps its inodes' contents.
-    r = subprocess.run(["cp", "-al", src, tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True)
-    if r.returncode != 0:
-        r = subprocess.run(["cp", "-a", src, tmp], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           universal_newlines=True)
-        if r.returncode != 0:
-            raise KernelError("copying %s to %s failed: %s" % (src, tmp, r.stdout.strip()[-200:]))
+    copy_tree(src, tmp)
     r = subprocess.run(["patch", "-p1", "--batch", "-s", "-d", tmp], input=patch_text,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     if r.returncode != 0:
         raise KernelError("%s: patch -p1 failed: %s" % (tmp, r.stdout.strip()[-200:]))
-    for name in (".katomic-extracted",):
-        if os.path.exists(os.path.join(tmp, name)):
-            os.unlink(os.path.join(tmp, name))
     with open(os.path.join(tmp, ".katomic-patched"), "w") as f:
         f.write(stamp_text)
     shutil.rmtree(dest, ignore_errors=True)
