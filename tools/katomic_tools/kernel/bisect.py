@@ -23,11 +23,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 
-from . import KernelError, build, patch, tree
+from . import KernelError, build, patch, series, tree
 
 
 def patches(series_dir):
@@ -50,23 +49,10 @@ def fresh_copy(src):
     dest = os.path.join(tree.kcache(), "trees", "bisect-" + os.path.basename(os.path.abspath(src)))
     shutil.rmtree(dest, ignore_errors=True)
     patch.copy_tree(src, dest)
-    git(dest, "init", "-q")
-    git(dest, "add", "-A", "-f")     # -f: Debian's .gitignore ignores the tree's whole top level
-    git(dest, "commit", "-q", "-m", "Linux %s" % tree.version(src))
-    return dest
-
-
-GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
-               GIT_AUTHOR_NAME="katomic bisect", GIT_AUTHOR_EMAIL="bisect@localhost",
-               GIT_COMMITTER_NAME="katomic bisect", GIT_COMMITTER_EMAIL="bisect@localhost")
-
-
-def git(repo, *args):
-    r = subprocess.run(["git", "-C", repo] + list(args), env=GIT_ENV, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, universal_newlines=True)
-    if r.returncode != 0:
-        raise KernelError("git %s in %s: %s" % (args[0], repo, r.stdout.strip()[-200:]))
-    return r.stdout
+    repo = series.Repo(dest, "katomic bisect <bisect@localhost>")
+    repo.git("add", "-A", "-f")     # -f: Debian's .gitignore ignores the tree's whole top level
+    repo.git("commit", "-q", "-m", "Linux %s" % tree.version(src))
+    return repo
 
 
 def main(argv):
@@ -92,11 +78,12 @@ def main(argv):
         raise KernelError("give one SERIES_DIR (katomic kernel --series writes it)")
     plist = patches(rest[0])
     src = tree.pristine(a["src"])
-    work = fresh_copy(src)
+    repo = fresh_copy(src)
+    work = repo.path
     steps, bad = [], 0
     broken = set()
     for i, p in enumerate(plist, 1):
-        git(work, "am", "-q", os.path.abspath(p))
+        repo.git("am", "-q", os.path.abspath(p))
         for variant, opt in (("c11", "on"), ("stock", "off")):
             if opt == "off" and a["off"] == "last" and i < len(plist):
                 continue

@@ -121,7 +121,8 @@ def author(given=None):
 
 
 class Repo:
-    """A scratch git repository, isolated from the user's git configuration."""
+    """A git repository made in `path` (a new or an existing directory),
+    isolated from the user's git configuration, committing as `who`."""
 
     def __init__(self, path, who):
         self.path = path
@@ -132,7 +133,7 @@ class Repo:
         if os.environ.get("SOURCE_DATE_EPOCH"):       # a reproducible series
             d = "@%s +0000" % os.environ["SOURCE_DATE_EPOCH"]
             self.env.update(GIT_AUTHOR_DATE=d, GIT_COMMITTER_DATE=d)
-        os.makedirs(path)
+        os.makedirs(path, exist_ok=True)
         self.git("init", "-q")
 
     def git(self, *args, stdin=None):
