@@ -185,15 +185,21 @@ def _find(lines, rx, path, start=0):
                       % (path, " or ".join("/%s/" % r for r in (rx if isinstance(rx, list) else [rx])), FITS))
 
 
+def _wrap_head(what):
+    """A "wrap" edit's option and the lines it puts before the kernel's code
+    (the #ifdef and our includes, without the #else)."""
+    opt, incs = ("CONFIG_X86_ATOMIC_C11", ["asm/" + what]) if isinstance(what, str) else what
+    return opt, ["#ifdef %s\n" % opt] + ["#include <%s>\n" % h for h in incs]
+
+
 def edit(path, text, anchor, where, what):
     lines = text.splitlines(True)
     if where == "wrap":
-        opt, incs = ("CONFIG_X86_ATOMIC_C11", ["asm/" + what]) if isinstance(what, str) else what
+        opt, head = _wrap_head(what)
         s = _find(lines, anchor[0], path)
         e = _find(lines, anchor[1], path, s + 1)
         lines[e:e] = ["#endif /* %s */\n" % opt, "\n"]
-        lines[s:s] = ["#ifdef %s\n" % opt] + ["#include <%s>\n" % h for h in incs] + \
-                     ["#else /* the kernel's asm */\n", "\n"]
+        lines[s:s] = head + ["#else /* the kernel's asm */\n", "\n"]
     elif where == "sub":
         new, n = re.subn(anchor, lambda m: m.expand(what), text, flags=re.M)
         if not n:
@@ -372,11 +378,10 @@ def _edit_done(text, anchor, where, what):
     """Whether `text` already holds one of our edits (made by `edit`)."""
     if where == "sub":      # each match carries the replacement's text before its first group
         head = re.split(r"\\\d", what)[0].strip()
-        return 0 < len(re.findall(anchor, text, re.M)) <= text.count(head) or \
-            (text.count(head) > 0 and not re.search(anchor, text, re.M))
+        n = text.count(head)
+        return n > 0 and len(re.findall(anchor, text, re.M)) <= n
     if where == "wrap":
-        opt, incs = ("CONFIG_X86_ATOMIC_C11", ["asm/" + what]) if isinstance(what, str) else what
-        return "#ifdef %s\n%s" % (opt, "".join("#include <%s>\n" % h for h in incs)) in text
+        return "".join(_wrap_head(what)[1]) in text
     return what in text
 
 
