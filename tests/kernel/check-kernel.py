@@ -28,22 +28,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common.tap import Tap            # noqa: E402
 from katomic_tools.kernel import KernelError, build, patch, tree  # noqa: E402
+from kcli import cli, one_clear_line                 # noqa: E402
 
 ASM = "arch/x86/include/asm"
 GEN = os.path.join(ROOT, "tools", "kernel", "generated", ASM)
-
-
-def cli(args, env=None):
-    e = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tools"))
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "katomic_tools.kernel"] + args, env=e,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-
-
-def one_clear_line(r, *words):
-    lines = r.stderr.strip().splitlines()
-    return (r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr
-            and all(w in lines[0] for w in words))
 
 
 def ops(text, pfx):

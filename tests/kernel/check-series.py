@@ -28,6 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common.tap import Tap            # noqa: E402
 from katomic_tools.kernel import KernelError, patch, series, tree  # noqa: E402
+import kcli                                          # noqa: E402
+from kcli import one_clear_line                      # noqa: E402
 
 AUTHOR = "Series Test <series-test@example.org>"
 GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
@@ -35,17 +37,9 @@ GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull
                GIT_COMMITTER_NAME="x", GIT_COMMITTER_EMAIL="x@example.org")
 
 
-def cli(args, env=None):
-    e = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tools"), SOURCE_DATE_EPOCH="1700000000")
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "katomic_tools.kernel"] + args, env=e, cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-
-
-def one_clear_line(r, *words):
-    err = r.stderr.strip()
-    return r.returncode == 2 and len(err.splitlines()) == 1 and "Traceback" not in err and \
-        all(w in err for w in words)
+def cli(args):
+    """`katomic kernel` with fixed dates (SOURCE_DATE_EPOCH): a reproducible series."""
+    return kcli.cli(args, {"SOURCE_DATE_EPOCH": "1700000000"})
 
 
 def git(repo, *args, stdin=None):
