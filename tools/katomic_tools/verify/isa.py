@@ -49,6 +49,12 @@ class Isa:
         """A pass over one function's instructions before translation (in place)."""
         return insns
 
+    def expand(self, i, insns, spare, fail, notes):
+        """herd lines for an instruction herd7's front end lacks, built from instructions it has, or
+        None.  spare() takes a register no instruction uses; fail is the label of the thread's
+        failure exit (a pass that jumps there is dropped by the filter: it must write nothing)."""
+        return None
+
     def comment_strip(self, s):
         return s
 
@@ -332,7 +338,13 @@ class X86_64(Isa):
     spare = ("r15", "r14", "r13", "r12", "rbx", "rbp", "r11", "r10", "r9", "r8", "rax", "rcx", "rdx", "rsi", "rdi")
     _JCC = ("je", "jne", "jle", "jl", "jg", "jge", "js", "jns", "jz", "jnz")
     jump, cond_branch, ret_text = "jmp", re.compile("|".join(_JCC)), "ret"
-    _JREN = {"jz": "je", "jnz": "jne", "jl": "jlt", "jg": "jgt"}
+    # herd7's X86_64 flags are not the machine's: an op sets ZF = (result = 0) and SF = (result > 0),
+    # a cmp ZF = (a = b) and SF = (a > b); its jgt reads SF, jge ZF|SF, jle !SF, but its jlt reads
+    # ZF|!SF (a <= b), its js SF and its jns !SF.  Each x86 condition as (herd7's jcc, negated):
+    # jl and js (a < b, result < 0) are "not jge", jns (result >= 0) is jge.
+    _JREN = {"je": ("je", False), "jz": ("je", False), "jne": ("jne", False), "jnz": ("jne", False),
+             "jg": ("jgt", False), "jge": ("jge", False), "jle": ("jle", False), "jl": ("jge", True),
+             "js": ("jge", True), "jns": ("jge", False)}
 
     def reg_key(self, reg):
         return reg
@@ -343,6 +355,8 @@ class X86_64(Isa):
     _SUB = re.compile(r"^(lock )?(mov|add|xor|or|and|cmp|inc|dec|xchg|cmpxchg)[bw]$")
 
     def widen(self, mnem):
+        if mnem in ("movzwl", "movzbl"):
+            return "movl"
         m = self._SUB.match(mnem)
         return (m.group(1) or "") + m.group(2) + "l" if m else None
 
@@ -399,6 +413,11 @@ class X86_64(Isa):
         return ["mov %s,%s" % (sreg, other)]
 
     @staticmethod
+    def _r32(reg):
+        """%-name of a 64-bit register's low 32 bits."""
+        return "%" + (reg + "d" if re.match(r"^r\d+$", reg) else "e" + reg[1:])
+
+    @staticmethod
     def _sized(reg, suffix):
         if not suffix:
             return reg
@@ -442,21 +461,77 @@ class X86_64(Isa):
                 nxt.mnem, nxt.ops = "movq", ["%" + fam, "%" + self._family(nxt.ops[1])]
         return insns
 
+    _FLAGS_READ = re.compile(r"^(j(?!mp)|set|cmov|adc|sbb)")
+    _FLAGS_WRITE = re.compile(r"^(lock )?(cmp|test|add|sub|and|or|xor|inc|dec|neg|xadd|cmpxchg)")
+
+    def expand(self, i, insns, spare, fail, notes):
+        """`lock xadd %r,M` (herd7 has no xadd): r's value added to M, M's old value to r, atomically.
+        As a cmpxchg retry: rax (saved) = M; S = rax + r; lock cmpxchg S into M; a failure (M
+        changed since the load) jumps to the failure exit; r = rax.  The pass that succeeds is
+        the xadd: its cmpxchg reads the value the load read and writes that plus r, atomically;
+        a failing pass writes nothing.  The extra plain load before a locked RMW of the same
+        location removes no execution (it may read what the RMW reads: TSO orders it before the
+        RMW anyway) and adds none (an execution without it is one of the xadd).  The flags the
+        xadd sets are not the cmpxchg's: a flag read after it, before a flag write, is refused."""
+        mm = re.match(r"^lock xadd([lq]?)$", i.mnem)
+        if not mm:
+            return None
+        reg, mem = i.ops
+        fam = self._family(reg)
+        q = re.match(r"^%r([a-z]{2}|\d+)$", reg)
+        if fam is None or not (q or re.match(r"^%(e[a-z]{2}|r\d+d)$", reg)):
+            raise NotTaken("a sub-word xadd herd7 cannot follow: %s" % i.text)
+        if re.search(r"%(rax|eax)\b", mem):
+            raise NotTaken("an xadd through rax (its cmpxchg form needs rax): %s" % i.text)
+        for j in insns[insns.index(i) + 1:]:
+            if self._FLAGS_READ.match(j.mnem):
+                raise NotTaken("the flags of an xadd read (herd7's cmpxchg form sets other flags): %s" % j.text)
+            if self._FLAGS_WRITE.match(j.mnem) or self.is_ret(j) or j.mnem == self.jump:
+                break
+        w = "q" if q else "l"
+        sized = (lambda r: "%" + r) if q else self._r32
+        acc, add = sized("rax"), sized(spare())
+        out = ["mov%s %s,%s" % (w, reg, add)]
+        if fam != "rax":
+            save = spare()
+            out.append("movq %%rax,%%%s" % save)
+        out += ["mov%s %s,%s" % (w, mem, acc), "add%s %s,%s" % (w, acc, add),
+                "lock; cmpxchg%s %s,%s" % (w, mem, add), "jne %s" % fail]
+        if fam != "rax":
+            out += ["mov%s %s,%s" % (w, acc, reg), "movq %%%s,%%rax" % save]
+        notes.add("lock xadd as a lock cmpxchg retry from a load of its location (herd7 has no xadd)")
+        return [re.sub(r"(^|[ ,])(-?)0x([0-9a-f]+)\(", lambda x: x.group(1) + x.group(2) + str(int(x.group(3), 16)) + "(", ln)
+                for ln in out]
+
     def render(self, i, label, widen=False):
         m, ops = i.mnem, list(i.ops)
         if m == "setcc-full":
-            jcc, reg, base = self._JREN.get(ops[0], ops[0]), ops[1], label(i.addr)
-            return ["%s %ss" % (jcc, base), "movq $0,%%%s" % reg, "jmp %sd" % base,
-                    "%ss:" % base, "movq $1,%%%s" % reg, "%sd:" % base]
+            (jcc, neg), reg, base = self._JREN[ops[0]], ops[1], label(i.addr)
+            yes, no = ("$0", "$1") if neg else ("$1", "$0")
+            return ["%s %ss" % (jcc, base), "movq %s,%%%s" % (no, reg), "jmp %sd" % base,
+                    "%ss:" % base, "movq %s,%%%s" % (yes, reg), "%sd:" % base]
         br = self.branch(i)
         if br:
             ops[-1] = label(br[0])
-            m = self._JREN.get(m, m)
+            if m != self.jump:
+                m, neg = self._JREN[m]
+                if neg:                 # "not jge": over a jump to the target
+                    skip = "%s_n%x" % (label(br[0]), i.addr)
+                    return ["%s %s" % (m, skip), "jmp %s" % ops[-1], "%s:" % skip]
         if m in ("nop", "nopl", "nopw", "endbr64", "cs nopw", "data16 cs", "xchg %ax,%ax") or m.startswith(("nop", "data16", "cs ")):
             return []
         if widen and (self.widen(m) or any(re.search(r"%(" + "|".join(self._R32) + r")\b", o) for o in ops)):
             m = self.widen(m) or m
             ops = self._widen_ops(ops)
+        sub = re.match(r"^(lock )?sub([lq]?)$", m)
+        if sub and ops[0].startswith("$"):
+            # herd7 has no sub: the same result (and, in herd7's flags, the same flags) as add of -imm
+            bits = 32 if sub.group(2) == "l" or re.match(r"%e|%r\d+d$", ops[-1]) else 64
+            v = int(ops[0][1:], 0)
+            v = v - (1 << bits) if v >= 1 << (bits - 1) else v
+            m, ops = (sub.group(1) or "") + "add" + sub.group(2), ["$%d" % -v] + ops[1:]
+        if widen and m in ("movzwl", "movzbl") and "(" in ops[0]:
+            m = "movl"                  # a zero-extending load of the sub-word: its widened word
         if m.endswith("cmpxchg") or m.endswith("cmpxchgl") or m.endswith("cmpxchgq"):
             ops = ops[::-1]             # herd7 writes cmpxchg mem,reg
         if m == "test" and len(ops) == 2 and ops[0] == ops[1]:

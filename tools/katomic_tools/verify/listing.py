@@ -88,6 +88,8 @@ def parse(text):
         if t:
             target = t.group(2)
             body = body[: t.start()] + t.group(1) + "0x" + target
+        if body.startswith("ds ") and len(body) > 3:
+            body = body[3:]             # x86's ds segment prefix: a no-op in 64-bit mode (padding)
         parts = body.split(None, 1)
         mnem = parts[0].lower()
         rest = parts[1] if len(parts) > 1 else ""

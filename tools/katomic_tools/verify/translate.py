@@ -16,7 +16,10 @@ Per thread (a function P<n> of the compiled unit):
   A loop that writes memory keeps its back edge and herd7 unrolls it; an
   "unrolling limit exceeded" warning then makes the test "not judged";
 - a call to a lock's slow path is the fast path failing: it jumps to FAIL
-  too ("the fast path retried"); any other call makes the test not judged.
+  too ("the fast path retried"); any other call makes the test not judged;
+- an instruction herd7's front end lacks may be expanded by its ISA into
+  instructions herd7 has (isa.Isa.expand), with spare registers and, for a
+  retry that can fail, a jump to the FAIL exit (the same "first pass" rule).
 """
 import dataclasses
 import re
@@ -112,6 +115,11 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
         st = isa.stack(i, slots)
         if st is not None:
             lines_of.append((i.addr, st))
+            continue
+        ex = isa.expand(i, insns, slots.take, fail_label, notes)
+        if ex is not None:
+            fail = fail or any(fail_label in ln for ln in ex)
+            lines_of.append((i.addr, ex))
             continue
         if widen and isa.widen(i.mnem):
             notes.add("sub-word accesses widened to 32 bits (herd7's %s model takes one size per location)"
