@@ -45,8 +45,9 @@ class Isa:
     def widen(self, mnem):
         return None
 
-    def prepare(self, insns):
-        """A pass over one function's instructions before translation (in place)."""
+    def prepare(self, insns, args=()):
+        """A pass over one function's instructions before translation (in place); args: the
+        registers the thread's arguments (shared variables' addresses) arrive in."""
         return insns
 
     def expand(self, i, insns, spare, fail, notes):
@@ -212,8 +213,80 @@ class RiscV(Isa):
             return ["mv %s,%s" % (slot, self.reg_key(i.ops[0]))]
         return ["mv %s,%s" % (self.reg_key(i.ops[0]), slot)]
 
+    # objdump's spellings herd7's RISCV front end lacks, as the instructions they stand for
+    _IMM = {"add": "addi", "and": "andi", "or": "ori", "xor": "xori", "sll": "slli", "srl": "srli", "sra": "srai",
+            "slt": "slti", "sltu": "sltiu", "addw": "addiw", "sllw": "slliw", "srlw": "srliw", "sraw": "sraiw"}
+    _PSEUDO = {"not": lambda d, s: ("xori", [d, s, "-1"]), "neg": lambda d, s: ("sub", [d, "zero", s]),
+               "negw": lambda d, s: ("subw", [d, "zero", s]), "sltz": lambda d, s: ("slt", [d, s, "zero"]),
+               "sgtz": lambda d, s: ("slt", [d, "zero", s]), "zext.b": lambda d, s: ("andi", [d, s, "255"])}
+    _WIDE = {"sb": "sw", "sh": "sw", "lbu": "lwu", "lhu": "lwu"}
+    _NOREG = re.compile(r"^(s[bhwd](\.|$)|b|j$|fence|ret|nop|jr)")
+
+    def widen(self, mnem):
+        """The 32-bit form of a byte or halfword access (lb/lh sign-extend: not widened)."""
+        return self._WIDE.get(mnem)
+
+    def prepare(self, insns, args=()):
+        """gcc's masked sub-word LR/SC takes the aligned word of the sub-word's address a and its
+        bit offset: `and rd,a,-4` and `and rd,a,3`, which herd7 cannot compute on a symbol.  Where
+        a is a thread argument (a shared variable's address, unchanged since entry: straight-line
+        code before any branch target), they are `mv rd,a` and `li rd,0`: the verifier gives each
+        variable a naturally aligned word of its own, its sub-word at offset 0 (little-endian).
+        The offset's register, 0 from a point of that code on and written nowhere after it, is 0
+        at each later `srlw rd,rs,off` (which herd7 lacks), which becomes `sext.w rd,rs` (what srlw
+        by 0 computes): on every path, if no branch comes before that point; else if the
+        register has no value at entry (not an argument nor callee-saved: compiled code reads no
+        register it has not defined on that path)."""
+        targets = [b[0] for b in map(self.branch, insns) if b]
+        first = min(targets, default=None)
+        addr, zero = set(args), {}      # registers holding an argument's address as it arrived; 0
+        branched = False                # (zero: whether a branch came before it became 0)
+        for i in insns:
+            if first is not None and i.addr >= first:
+                break
+            ops = i.ops
+            if i.mnem == "and" and len(ops) == 3 and ops[1] in addr and ops[2] in ("3", "-4"):
+                i.mnem, i.ops = ("mv", ops[:2]) if ops[2] == "-4" else ("li", [ops[0], "0"])
+                i.notes.append("a sub-word's aligned word and bit offset: each variable naturally aligned, "
+                               "its sub-word at offset 0")
+                ops = i.ops
+            if ops and not self._NOREG.match(i.mnem):
+                (addr.add if i.mnem == "mv" and ops[1] in addr else addr.discard)(ops[0])
+                z = (i.mnem == "li" and ops[1] == "0") or (i.mnem in ("sll", "slli") and ops[1] in zero
+                                                           and re.match(r"^(0x)?[0-9a-f]+$", ops[2]))
+                if not z:
+                    zero.pop(ops[0], None)
+                elif ops[0] not in zero:
+                    zero[ops[0]] = branched
+            branched = branched or self.branch(i) is not None
+        later = {i.ops[0] for i in insns if first is not None and i.addr >= first and i.ops
+                 and not self._NOREG.match(i.mnem)}
+        defined = set(args) | {r for r in self._ABI if re.match(r"^(s\d+|fp|sp|ra|gp|tp)$", r)}
+        zero = {r for r, b in zero.items() if r not in later and not (b and r in defined)}
+        for i in insns:
+            if first is not None and i.addr >= first and i.mnem == "srlw" and i.ops[2] in zero:
+                i.mnem, i.ops = "sext.w", i.ops[:2]
+        return insns
+
+    def expand(self, i, insns, spare, fail, notes):
+        """seqz and snez (sltiu rd,rs,1 and sltu rd,zero,rs, which herd7 lacks) from instructions it
+        has, with the same data dependency on rs and no branch (a branch would add a control
+        dependency): t = (0 - rs) | rs has its sign bit set exactly when rs != 0; snez is t < 0."""
+        if i.mnem not in ("seqz", "snez") or len(i.ops) != 2:
+            return None
+        rd, rs = (self.reg_key(r) for r in i.ops)
+        t = self.reg_key(spare())
+        out = ["sub %s,zero,%s" % (t, rs), "or %s,%s,%s" % (t, t, rs), "slt %s,%s,zero" % (rd, t)]
+        return out + (["xori %s,%s,1" % (rd, rd)] if i.mnem == "seqz" else [])
+
     def render(self, i, label, widen=False):
         m, ops = i.mnem, list(i.ops)
+        if widen and self.widen(m):
+            m = self.widen(m)
+        if m in self._PSEUDO and len(ops) == 2:
+            m, ops = self._PSEUDO[m](*ops)
+        elif m in self._IMM and len(ops) == 3 and re.match(r"^-?(0x)?[0-9a-f]+$", ops[2]) and ops[2] not in self._ABI:
+            m = self._IMM[m]
         br = self.branch(i)
         if br:
             ops[-1] = label(br[0])
@@ -288,7 +361,7 @@ class Power(Isa):
             return ["mr %s,%s" % (slot, ops[0])]
         return ["mr %s,%s" % (ops[0], slot)]
 
-    def prepare(self, insns):
+    def prepare(self, insns, args=()):
         """herd7's PPC branches read cr0 only: a compare into another field and the branches on it
         are moved to cr0 when nothing between them writes cr0 (a record form, stwcx.)."""
         last_cmp = {}
@@ -434,7 +507,7 @@ class X86_64(Isa):
     def _family(self, op):
         return self._R64.get(op[1:]) if op.startswith("%") else None
 
-    def prepare(self, insns):
+    def prepare(self, insns, args=()):
         """herd7's X86_64 has no setCC and no 8-bit registers: `setCC %Xb` becomes a branch writing
         0 or 1 to all of X, which is what the code computes when X's other bits are zero: the
         setCC is followed by `movzbl %Xb,...` (rewritten as a 64-bit move), or X's last write

@@ -61,10 +61,13 @@ def _used_regs(insns):
     return out
 
 
-def thread(isa, insns, notes, tid=0, reserved=(), widen=False):
+def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=()):
     """herd lines of one thread, and whether it has a FAIL exit (its marker register).
-    reserved: registers the spare ones must not be (arguments, observed registers)."""
-    insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops)) for i in insns])
+    reserved: registers the spare ones must not be (arguments, observed registers);
+    args: the registers its arguments arrive in."""
+    insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops), notes=list(i.notes)) for i in insns], args)
+    for i in insns:
+        notes.update(i.notes)
     used = _used_regs(insns) | set(reserved)
     slots = Slots(isa, used)
     marker = slots.take()
@@ -153,8 +156,9 @@ def litmus(isa, test, funcs, out_regs, widen=False):
         name = "P%d" % t["id"]
         if name not in funcs:
             raise NotTaken("thread %s not found in the object" % name)
-        reserved = set(isa.arg_regs[:len(t["args"])]) | set(out_regs.get(t["id"], []))
-        lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen)
+        args = isa.arg_regs[:len(t["args"])]
+        reserved = set(args) | set(out_regs.get(t["id"], []))
+        lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen, args)
         columns.append(lines)
         if marker:
             markers[t["id"]] = marker
