@@ -160,6 +160,83 @@ t4 = dict(t2, threads=[{"id": 0, "args": ["x", "y"], "observed": []}], observed=
 text, _, _ = translate.litmus(rv, t4, listing.parse(rvtext), {0: []})
 ok("bne x14,x10,L0_c" in text and "Lfail" not in text, "riscv: that forward branch stays a forward branch")
 
+# x86-64: lock xadd (herd7 has none) as a lock cmpxchg retry from a load; sub $imm as add of -imm
+X86T = dict(t2, threads=[{"id": 0, "args": ["x", "y"], "observed": ["r0"]}])
+
+
+def x86_litmus(text, test=X86T):
+    return translate.litmus(x86, test, listing.parse(text), {0: ["r11"] * len(test["threads"][0]["observed"])})
+
+
+def x86_fn(*insns, name="P0", base=0):
+    return "%016x <%s>:\n" % (base, name) + "".join(" %x:\t%s\n" % (base + 4 * k, t) for k, t in enumerate(insns)) + "\n"
+
+
+text, notes, _ = x86_litmus(x86_fn("mov    $0x1,%edx", "lock xadd %edx,(%rdi)", "mov    %edx,%r11d", "ret"))
+prog = [ln.split("|")[0].strip(" ;") for ln in text.split("\n")]
+k = prog.index("lock; cmpxchgl (%rdi),%r14d")
+ok(prog[k - 4:k + 5] == ["movl %edx,%r14d", "movq %rax,%r13", "movl (%rdi),%eax", "addl %eax,%r14d",
+                         "lock; cmpxchgl (%rdi),%r14d", "jne Lfail0", "movl %eax,%edx", "movq %r13,%rax", "mov %edx,%r11d"],
+   "x86: lock xadd is a load, the sum, a locked cmpxchg (its failure to the failure exit), the old value: %s" % prog)
+ok("filter (0:r15=0)" in text and any("xadd" in n for n in notes), "x86: the xadd's retry is filtered and said in the notes")
+for bad, why in ((("xor    %r11d,%r11d", "lock xadd %eax,(%rdi)", "sete   %r11b", "ret"), "flags"),
+                 (("lock xadd %edx,(%rax)", "ret"), "rax")):
+    try:
+        x86_litmus(x86_fn(*bad))
+        ok(False, "x86: an xadd whose %s the cmpxchg form changes is refused" % why)
+    except isas.NotTaken as e:
+        ok(why in str(e), "x86: an xadd whose %s the cmpxchg form changes is refused: %s" % (why, e))
+text, _, _ = x86_litmus(x86_fn("lock subl $0x1,(%rdi)", "sub    $0xffffffff,%eax", "ret"))
+ok("lock; addl $-1,(%rdi)" in text and "add $1,%eax" in text, "x86: sub $imm is add of -imm, its lock kept")
+text, _, _ = x86_litmus(x86_fn("cmp    $0x1,%eax", "jl     c <P0+0xc>", "movl   $0x1,(%rsi)", "ret"))
+ok("jge L0_c_n4" in text and "jmp L0_c" in text and "L0_c_n4:" in text and "jlt" not in text,
+   "x86: jl is 'not jge' (herd7's own jlt means <=)")
+
+# riscv64: gcc's masked sub-word LR/SC (a byte xchg of x, then a fence and a load of y)
+RVXB = ["and\ta3,a0,3", "sll\ta3,a3,0x3", "li\ta2,255", "li\ta5,1", "sllw\ta2,a2,a3", "sllw\ta5,a5,a3",
+        "and\ta5,a5,a2", "not\ta7,a2", "and\ta0,a0,-4", "sext.w\ta7,a7", "lr.w\ta4,(a0)", "and\ta6,a4,a7",
+        "or\ta6,a6,a5", "sc.w\ta6,a6,(a0)", "bnez\ta6,28 <P0+0x28>", "FENCE", "and\tt0,a4,a2",
+        "srlw\tt0,t0,a3", "lw\tt1,0(a1)", "ret"]
+
+
+def rv_xb(fence, base=0, name="P0", loadreg="a1"):
+    ins = [("fence" if t == "FENCE" else t) for t in RVXB if fence or t != "FENCE"]
+    ins = [t.replace("28 <P0+0x28>", "%x <%s+0x%x>" % (base + 40, name, 40)) for t in ins]
+    ins = [t.replace("lw\tt1,0(a1)", "lw\tt1,0(%s)" % loadreg) for t in ins]
+    return "%016x <%s>:\n" % (base, name) + "".join(" %x:\t%s\n" % (base + 4 * k, t) for k, t in enumerate(ins)) + "\n"
+
+
+RVSB = {"name": "SB", "quant": "exists", "cond": "(%0:1%=0 /\\ %1:1%=0)", "filter": None,
+        "vars": [{"name": "x", "init": 0}, {"name": "y", "init": 0}],
+        "threads": [{"id": 0, "args": ["x", "y"], "observed": ["r0", "r1"]},
+                    {"id": 1, "args": ["y", "x"], "observed": ["r0", "r1"]}],
+        "observed": [["0:r0", "%0:0%"], ["0:r1", "%0:1%"], ["1:r0", "%1:0%"], ["1:r1", "%1:1%"]]}
+
+
+def rv_sb(fence):
+    funcs = listing.parse(rv_xb(fence) + rv_xb(fence, 0x100, "P1"))
+    return translate.litmus(rv, RVSB, funcs, {0: ["t0", "t1"], 1: ["t0", "t1"]})
+
+
+text, notes, _ = rv_sb(True)
+p0 = [ln.split("|")[0].strip(" ;") for ln in text.split("\n")]
+ok("mv x10,x10" in p0 and "li x13,0" in p0 and "andi" not in " ".join(p0[:6]),
+   "riscv: the sub-word's aligned word and offset of an argument's address: mv and li 0: %s" % p0)
+ok("sext.w x5,x5" in p0 and "srlw" not in text and "slli x13,x13,3" in p0 and "xori x17,x12,-1" in p0,
+   "riscv: srlw by that 0 offset is sext.w; sll/not are herd7's slli/xori")
+ok("fence" in p0 and "bne x16,zero,Lfail0" in p0 and any("offset 0" in n for n in notes),
+   "riscv: the fence after the masked LR/SC stays, its retry goes to the failure exit, the assumption is said")
+# the and-rewrite only on an argument's address as it arrived; a loaded pointer keeps its and (herd7 refuses)
+i = rv.prepare(listing.parse(x86_fn("ld\ta5,0(a0)", "and\ta4,a5,3", "and\ta3,a0,3", "ret"))["P0"], ["a0"])
+ok([j.mnem for j in i[1:3]] == ["and", "li"], "riscv: only an argument's address is taken as aligned")
+i = rv.prepare(listing.parse(x86_fn("and\ta3,a0,3", "beqz\ta0,c <P0+0xc>", "li\ta3,8", "srlw\ta4,a4,a3",
+                                    "ret"))["P0"], ["a0"])
+ok(i[3].mnem == "srlw", "riscv: an offset written again after a branch target is not taken as 0")
+i = listing.parse(x86_fn("seqz\tt0,a5", "snez\tt1,a5", "ret"))["P0"]
+ex = rv.expand(i[0], i, lambda: "s11", "Lfail0", set())
+ok(ex == ["sub x27,zero,x15", "or x27,x27,x15", "slt x5,x27,zero", "xori x5,x5,1"],
+   "riscv: seqz from (0-rs)|rs's sign, no branch (no control dependency added): %s" % ex)
+
 # ---- with herd7: the pipeline must be able to fail
 try:
     h7, lib = herd.find_herd()
@@ -177,4 +254,33 @@ if h7:
     res = H.run(a64_litmus(listing.parse(objdump(llsc)))[0] if False else
                 translate.litmus(A64, t2, listing.parse(objdump(llsc)), {0: ["x9"]})[0], source=False)
     ok("states" in res and res["states"] and not res.get("unrolled"), "herd7 takes a filtered retry loop without unrolling")
+    # x86: the xadd's store and old value survive, and so does its full barrier (SB on xadd then a load)
+    res = H.run(x86_litmus(x86_fn("mov    $0x1,%edx", "lock xadd %edx,(%rdi)", "mov    %edx,%r11d", "ret"),
+                           dict(X86T, cond="(x=1)", observed=[["0:r0", "%0:0%"]]))[0].replace(
+                               "locations [0:r11]", "locations [0:r11; x]"), source=False)
+    ok(res.get("states") == [frozenset([("0:r11", "0"), ("x", "1")])],
+       "herd7: lock xadd 1 on x=0 ends with x=1 and the old value 0: %s" % res.get("states"))
+    xsb = dict(SB, threads=[dict(t, observed=["r0"]) for t in SB["threads"]])
+
+    def x86_sb(add):
+        f = listing.parse(x86_fn("mov    $0x1,%eax", add, "mov    (%rsi),%r11d", "ret") +
+                          x86_fn("mov    $0x1,%eax", add, "mov    (%rsi),%r11d", "ret", name="P1", base=0x40))
+        return translate.litmus(x86, xsb, f, {0: ["r11"], 1: ["r11"]})[0]
+    both0 = frozenset([("0:r11", "0"), ("1:r11", "0")])
+    locked, plain = H.run(x86_sb("lock xadd %eax,(%rdi)"), source=False), H.run(x86_sb("add    %eax,(%rdi)"), source=False)
+    ok("states" in locked and both0 not in locked["states"], "herd7: SB through lock xadd forbids both loads 0")
+    ok("states" in plain and both0 in plain["states"], "herd7: without the lock it allows them: a dropped lock is seen")
+    res = H.run(x86_litmus(x86_fn("mov    (%rdi),%eax", "cmp    $0x1,%eax", "jl     10 <P0+0x10>",
+                                  "movl   $0x1,(%rsi)", "ret"), dict(X86T, vars=[{"name": "x", "init": 1},
+                                  {"name": "y", "init": 0}], observed=[], cond="(y=1)",
+                                  threads=[{"id": 0, "args": ["x", "y"], "observed": []}]))[0], source=False)
+    ok(res.get("states") == [frozenset([("y", "1")])], "herd7: x86 jl on 1 < 1 falls through (the store kept): %s"
+       % res.get("states"))
+    # riscv: the masked sub-word xchg keeps its store, its value and the fence after it
+    rb = [frozenset([("0:x6", "0"), ("1:x6", "0")])]
+    fenced, bare = (H.run(rv_sb(f)[0].replace("locations [", "locations [x; y; "), source=False) for f in (True, False))
+    ok("states" in fenced and not any(rb[0] <= st for st in fenced["states"]) and
+       all(("x", "1") in st and ("0:x5", "0") in st for st in fenced["states"]),
+       "herd7: riscv masked byte xchg: x=1 stored, old value 0, and with its fence SB forbids both loads 0")
+    ok("states" in bare and any(rb[0] <= st for st in bare["states"]), "herd7: riscv without the fence: allowed")
 sys.exit(tap.summary())
