@@ -40,6 +40,8 @@ f:
 """ + base.SITES + """W: lock addw $1, (%rdi)
 G: lock addl $1, %gs:(%rdi)
 N: lock cmpxchgl %esi, (%rdx)
+M: lock addl $0, -4(%rsp)
+O: lock orq $0, (%rsp)
   xchgl %eax, (%rdi)
 @TEXT@
   ret
@@ -65,6 +67,7 @@ E: lock incq (%rdi)
   .balign 4
   .long R - .
   .long I - .
+  .long M - .
 @LOCKS@
   .section .discard.keep_lock
   .long N
@@ -231,8 +234,9 @@ def main(argv):
             "(not R: the asm's; not K F G N: kept; not I E: init text), the asm's entries unchanged: %s"
             % (got if got is not None else r.stderr.strip()[-200:]))
     stats = dict(re.findall(r"smp_locks: ([a-z ]+?):\s+(\d+)", r.stdout))
-    t.check(stats == {"recorded by the asm": "2", "recorded": "5", "kept locked": "4", "in init text": "1"},
-            "--stats: 2 recorded by the asm (R, and I in .init.text), 5 recorded, 4 kept locked (K F G N), "
+    t.check(stats == {"recorded by the asm": "3", "recorded": "5", "kept locked": "5", "in init text": "1"},
+            "--stats: 3 recorded by the asm (R, M: smp_mb() by LOCK_PREFIX, and I in .init.text), 5 recorded, "
+            "5 kept locked (K F G N O), "
             "1 left out in init text (E: .exit.text lies outside the kernel's _text.._etext): %s" % stats)
     with open(obj, "rb") as f:
         once = f.read()
@@ -257,16 +261,31 @@ def main(argv):
         link(cc, o, os.path.join(kb, "vmlinux"))
         v = crosscheck.vmlinux(kb)
         if agree:
-            t.check(v["n_missing"] == 0 and v["n_extra"] == 0 and v["objtool"] == 6 and v["decoder"] == 6
-                    and v["kept_rule"] == 3 and v["kept_annotated"] == 1 and v["marks_not_locks"] == 0,
+            t.check(v["n_missing"] == 0 and v["n_extra"] == 0 and v["objtool"] == 7 and v["decoder"] == 7
+                    and v["asm_fences"] == 1 and v["kept_rule"] == 4 and v["kept_annotated"] == 1
+                    and v["marks_not_locks"] == 0,
                     "linked: objtool's .smp_locks and the decoder's table agree site for site in _text.._etext "
-                    "(6 sites: R and the 5 recorded; kept: 3 by the rule, N by its annotation): %s"
-                    % {k: v[k] for k in ("objtool", "decoder", "kept_rule", "kept_annotated", "n_missing",
-                                         "n_extra", "marks_not_locks")})
+                    "(7 sites: R, the fence M the asm recorded, the 5 recorded; kept: K F G O by the rule, N by "
+                    "its annotation): %s"
+                    % {k: v[k] for k in ("objtool", "decoder", "asm_fences", "kept_rule", "kept_annotated",
+                                         "n_missing", "n_extra", "marks_not_locks")})
         else:
             t.check(v["n_missing"] == 5 and v["n_extra"] == 0,
                     "the same object linked without the pass: the cross-check names the 5 sites missing: %s"
                     % v["missing"])
+
+    # A compiler's fence (O: lock orq $0,(%rsp)) in the table: only the kernel's own form may be
+    # there (smp_mb() by LOCK_PREFIX), so the cross-check names it.
+    kb = os.path.join(tmp, "kb-fence")
+    os.makedirs(kb)
+    o = assemble(cc, tmp, "fence", LOCKS="  .long O - .")
+    run([tool, "--smp-locks", o])
+    shutil.copy(o, os.path.join(kb, "vmlinux.o"))
+    link(cc, o, os.path.join(kb, "vmlinux"))
+    v = crosscheck.vmlinux(kb)
+    t.check(v["n_missing"] == 0 and v["n_extra"] == 1 and v["asm_fences"] == 1,
+            "a compiler's fence (lock orq $0,(%%rsp)) in .smp_locks: the cross-check names it extra, the kernel's "
+            "own (M) it accepts: extra %s, asm fences %d" % (v["extra"], v["asm_fences"]))
 
     # With the kernel's other actions: --orc groups the alternatives itself first; a second
     # special_get_alts() read the first one's freed entries and crashed objtool on

@@ -45,6 +45,57 @@ def skip(t, why):
     return t.summary()
 
 
+def listing(vmlinux, lst):
+    """The decoder's list of vmlinux's lock sites (~30 s), kept in `lst` while vmlinux is unchanged;
+    None if the decoder fails."""
+    if not os.path.isfile(lst) or os.path.getmtime(lst) < os.path.getmtime(vmlinux):
+        r = run(["katomic_tools.kernel.smplocks", "--list", "--dry-run", vmlinux])
+        if r.returncode:
+            return None
+        with open(lst, "w") as f:
+            f.write(r.stdout)
+    return lst
+
+
+FENCE = re.compile(r"^lock (?:add|or)l? \$0x0,(?:-0x[0-9a-f]+)?\(%rsp\)$")
+
+
+def fence_tags(lst):
+    """{tag: count} of the stack fences (lock add/or $0 to the stack) in .text."""
+    tags = {}
+    with open(lst) as f:
+        for row in (l.rstrip("\n").split("\t") for l in f):
+            if len(row) == 4 and row[1] == ".text" and FENCE.match(row[2]):
+                tags[row[3]] = tags.get(row[3], 0) + 1
+    return tags
+
+
+def fences(t, kb, config, lst, out):
+    """smp_mb() is recorded (the patch writes it with LOCK_PREFIX); the fences left locked, virt_mb()'s
+    and the direct __smp_mb()'s, are no more than the stock kernel's (all of its fences), if a stock
+    build of the same config is in the cache."""
+    if "CONFIG_X86_BARRIER_C11=y" in config.split("\n"):
+        print("# note: %s has CONFIG_X86_BARRIER_C11 (smp_mb() is the compiler's fence): fence checks skipped" % kb)
+        return
+    c11 = fence_tags(lst)
+    t.check(c11.get("table", 0) > 0,
+            "smp_mb()'s lock addl $0,-4(%%rsp) sites are in .smp_locks: %d recorded, %d kept locked"
+            % (c11.get("table", 0), c11.get("kept locked", 0)))
+    stock = os.path.join(os.path.dirname(kb), os.path.basename(kb).replace("-c11", "-stock"))
+    if stock == kb or not os.path.isfile(os.path.join(stock, "vmlinux")):
+        print("# note: no stock build %s beside it: the comparison of fences left locked skipped" % stock)
+        return
+    slst = listing(os.path.join(stock, "vmlinux"), os.path.join(out, "vmlinux-stock.list"))
+    if slst is None:
+        t.check(False, "the decoder lists the stock vmlinux's lock sites")
+        return
+    st = fence_tags(slst)
+    t.check(c11.get("table", 0) + c11.get("kept locked", 0) > 0 and
+            c11.get("kept locked", 0) <= st.get("kept locked", 0) and not st.get("table"),
+            "fences left locked on one CPU: C11 %d, stock %d (none of stock's recorded)"
+            % (c11.get("kept locked", 0), st.get("kept locked", 0)))
+
+
 def main(argv):
     if len(argv) != 1:
         print("usage: check-smplocks-boot.py BUILD_DIR", file=sys.stderr)
@@ -78,15 +129,11 @@ def main(argv):
             "objtool's .smp_locks and the decoder's agree site for site: %s" % r.stdout.strip()[:600])
     out = os.path.join(os.path.abspath(argv[0]), "smplocks-boot")
     os.makedirs(out, exist_ok=True)
-    # The decoder's list of vmlinux (~30 s), kept while vmlinux is unchanged.
-    lst = os.path.join(out, "vmlinux.list")
-    if not os.path.isfile(lst) or os.path.getmtime(lst) < os.path.getmtime(vmlinux):
-        r = run(["katomic_tools.kernel.smplocks", "--list", "--dry-run", vmlinux])
-        if r.returncode:
-            t.check(False, "the decoder lists vmlinux's lock sites: %s" % r.stdout.strip()[-300:])
-            return t.summary()
-        with open(lst, "w") as f:
-            f.write(r.stdout)
+    lst = listing(vmlinux, os.path.join(out, "vmlinux.list"))
+    if lst is None:
+        t.check(False, "the decoder lists vmlinux's lock sites")
+        return t.summary()
+    fences(t, kb, config, lst, out)
     r = run(["katomic_tools.kernel.smplocks_boot", kb, "--list", lst, "--boot", "1", "--torture-s", "0",
              "--deadline", "300", "--out", out])
     print("\n".join("# " + line for line in r.stdout.strip().splitlines()))

@@ -49,11 +49,12 @@ KEPT_ASM = [
      "why": "above or beside the arch atomic layer: out of the arch atomics' scope, they stay the kernel's"},
     {"what": "mb(), rmb(), wmb(), dma_*, smp_mb() unless CONFIG_X86_BARRIER_C11",
      "why": "mfence/lfence/sfence also order device and non-temporal accesses, which C11 does not model"},
-    {"what": "the UP lock elision (.smp_locks) of the compiler's stack fences (lock addl $0,-4(%rsp)) and of "
-             "sync_*() (ANNOTATE_KEEP_LOCK)",
+    {"what": "the UP lock elision (.smp_locks) of the compiler's stack fences (lock addl $0,-4(%rsp)), of "
+             "virt_mb()/__smp_mb() and of sync_*() (ANNOTATE_KEEP_LOCK)",
      "why": "objtool --smp-locks records the compiler's other lock prefixes in .smp_locks (vmlinux and each "
-            "module); a fence stays locked on one CPU, as the stock kernel's __smp_mb() does, and so does "
-            "memory shared with a hypervisor (docs/kernel.md)"},
+            "module), and smp_mb() is written with LOCK_PREFIX; a fence the patch cannot tell from virt_mb() "
+            "stays locked on one CPU, as the stock kernel's __smp_mb() does, and so does memory shared with "
+            "a hypervisor (docs/kernel.md)"},
 ]
 
 

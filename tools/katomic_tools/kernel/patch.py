@@ -42,6 +42,26 @@ KEEP_LOCK_SMP = """
 	".long 672b\\n\\t"					\\
 	".popsection\\n\\t"
 """
+# smp_mb() orders CPUs only, so under X86_ATOMIC_C11_SMP_LOCKS its lock is
+# recorded like LOCK_PREFIX's and dropped on one CPU (without this, every
+# inlined copy of __smp_mb() stays locked: 522 in stock defconfig, more
+# where the C11 kernel inlines differently); virt_mb() keeps __smp_mb().
+UP_SMP_MB = """
+#if defined(CONFIG_X86_ATOMIC_C11_SMP_LOCKS) && !defined(CONFIG_X86_BARRIER_C11)
+/*
+ * smp_mb() orders this CPU against the others only (a UP kernel makes it
+ * barrier()), so its lock is in .smp_locks and an SMP kernel running on
+ * one CPU drops it, as it does the atomics' locks.  virt_mb() stays
+ * __smp_mb(): a hypervisor is another CPU even then.
+ */
+#define smp_mb()							\\
+do {									\\
+	kcsan_mb();							\\
+	asm volatile(LOCK_PREFIX "addl $0,-4(%%" _ASM_SP ")"		\\
+		     ::: "memory", "cc");				\\
+} while (0)
+#endif
+"""
 OBJTOOL_CALL = """	if (opts.smp_locks) {
 		ret = create_smp_locks_sections(file);
 		if (ret < 0)
@@ -79,6 +99,7 @@ EDITS = [
      _ifdef("CONFIG_X86_ATOMIC_C11", "bitops-c11.h")),
     (ASM + "/barrier.h", r"^#include <asm-generic/barrier.h>$", "before",
      _ifdef("CONFIG_X86_BARRIER_C11", "barrier-c11.h")),
+    (ASM + "/barrier.h", r'^#define __smp_mb\(\)\s+asm volatile\("lock;? addl', "after", UP_SMP_MB),
     # UP lock elision: objtool --smp-locks, and the annotation of the locks that stay.
     # ("sub": every match of the regex, replaced; \1 names a group.  6.1 writes "lock; ".)
     ("arch/x86/include/asm/alternative.h", r'^#define LOCK_PREFIX LOCK_PREFIX_HERE "\\n\\tlock;? "$', "after",

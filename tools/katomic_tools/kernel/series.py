@@ -38,7 +38,7 @@ X86 = [
      "edits": [(r"/asm/bitops\.h$", None)], "files": [r"/asm/bitops-c11\.h$"]},
     {"key": "barrier",
      "subject": "x86/barrier: Optionally implement the SMP barriers with C11 fences",
-     "edits": [(r"/asm/barrier\.h$", None)], "files": [r"/asm/barrier-c11\.h$"],
+     "edits": [(r"/asm/barrier\.h$", "before")], "files": [r"/asm/barrier-c11\.h$"],
      "kconfig": ["X86_BARRIER_C11"]},
     {"key": "objtool",
      "subject": "objtool: Add --smp-locks to record lock prefixes in .smp_locks",
@@ -51,6 +51,9 @@ X86 = [
      "subject": "x86/atomic: Record the compiler's lock prefixes in .smp_locks",
      "edits": [(r"^scripts/Makefile\.lib$", None)], "files": [],
      "kconfig": ["X86_ATOMIC_C11_SMP_LOCKS"]},
+    {"key": "upmb",
+     "subject": "x86/barrier: Let smp_mb() drop its lock prefix on one CPU",
+     "edits": [(r"/asm/barrier\.h$", "after")], "files": []},
 ]
 GENERIC = {"key": "generic",
            "subject": "asm-generic: Add atomics, cmpxchg and barriers on C11 builtins",

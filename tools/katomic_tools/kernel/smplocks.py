@@ -64,6 +64,12 @@ SEG_FS_GS = {0x64, 0x65}
 FENCE = re.compile(r"^lock\s+(?:add|or)[bwlq]?\s+\$0x0,(?:-?0x[0-9a-f]+)?\(%rsp\)$")
 
 
+# The kernel's own fence, __smp_mb()'s form; the patch writes smp_mb() with LOCK_PREFIX, so the
+# assembler records some of them (smp_mb()) and not others (virt_mb()); the compilers' seq_cst
+# fences are `or` (gcc-12 lock orq $0,(%rsp), clang lock orl $0,(%rsp)) or mfence.
+ASM_FENCE = re.compile(r"^lock\s+addl\s+\$0x0,-0x4\(%rsp\)$")
+
+
 def kept_locked(a, site):
     """A lock that stays locked on one CPU: a DS prefix before it (__KA_LOCK_KEEP), an FS/GS
     segment prefix (a second segment override is undefined), or a fence on the stack."""

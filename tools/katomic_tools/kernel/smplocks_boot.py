@@ -146,10 +146,11 @@ def build_probe(kb, out, cc, recorded, kept, make_vars=None, sync=()):
     for f in ("katomic_smplocks_probe.c", "Kbuild"):
         shutil.copyfile(os.path.join(src, f), os.path.join(mod, f))
     with open(os.path.join(mod, "sites.h"), "w") as f:
-        for name, xs in (("katomic_recorded", recorded), ("katomic_kept", kept), ("katomic_sync", sync)):
-            f.write("static const unsigned long %s[] = {\n%s\n};\n"
-                    % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0"))
-        f.write("static const unsigned long katomic_nr_sync = %d;\n" % len(sync))
+        # An empty list is {0} (C has no empty initializer): the probe reads katomic_nr_*.
+        for name, xs in (("recorded", recorded), ("kept", kept), ("sync", sync)):
+            f.write("static const unsigned long katomic_%s[] = {\n%s\n};\n"
+                    "static const unsigned long katomic_nr_%s = %d;\n"
+                    % (name, "\n".join("\t0x%xUL," % x for x in xs) or "\t0", name, len(xs)))
     r = subprocess.run(["make", "-C", kb, "M=" + mod] + (make_vars or ["CC=" + cc, "HOSTCC=" + cc]) + ["modules"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     ko = os.path.join(mod, "katomic_smplocks_probe.ko")

@@ -13,8 +13,8 @@
  * The module's own: subject() holds kernel atomics compiled by the tree's
  * (C11) headers; the module step recorded their lock prefixes in this .ko's
  * .smp_locks when it was linked.  The host reads the final .ko and passes the
- * sites as offsets from subject(): mod_recorded (in .smp_locks) and mod_kept
- * (not: smp_mb()'s fence on the stack).  On load, alternatives_smp_module_add()
+ * sites as offsets from subject(): mod_recorded (in .smp_locks: smp_mb()'s
+ * fence too, by LOCK_PREFIX) and mod_kept (not: virt_mb()'s fence).  On load, alternatives_smp_module_add()
  * patches them out when the kernel runs UP code; alternatives_enable_smp()
  * puts them back.  sync_subject() holds sync_*() operations, on memory shared
  * with a hypervisor: their locks must stay on one CPU (ANNOTATE_KEEP_LOCK keeps
@@ -47,6 +47,7 @@ static noinline __used int subject(atomic_t *a, atomic64_t *b, unsigned long *bi
 	set_bit(3, bits);
 	ret += test_and_clear_bit(5, bits);
 	smp_mb();
+	virt_mb();
 	refcount_inc(r);
 	return ret;
 }
@@ -95,8 +96,8 @@ static int __init probe_init(void)
 	if (sret != 2 || shared != 0x2 || word != 2)
 		pr_err("katomic-smplocks: sync_subject() computed %d, shared 0x%lx, word %u: wrong\n",
 		       sret, shared, word);
-	count("recorded", NULL, katomic_recorded, ARRAY_SIZE(katomic_recorded));
-	count("unrecorded", NULL, katomic_kept, ARRAY_SIZE(katomic_kept));
+	count("recorded", NULL, katomic_recorded, katomic_nr_recorded);
+	count("unrecorded", NULL, katomic_kept, katomic_nr_kept);
 	count("kernel-sync", NULL, katomic_sync, katomic_nr_sync);
 	count("module-recorded", (const u8 *)subject, mod_recorded, n_mod_recorded);
 	count("module-unrecorded", (const u8 *)subject, mod_kept, n_mod_kept);
