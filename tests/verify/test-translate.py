@@ -237,6 +237,14 @@ ex = rv.expand(i[0], i, lambda: "s11", "Lfail0", set())
 ok(ex == ["sub x27,zero,x15", "or x27,x27,x15", "slt x5,x27,zero", "xori x5,x5,1"],
    "riscv: seqz from (0-rs)|rs's sign, no branch (no control dependency added): %s" % ex)
 
+# ---- the reasons a test is not judged are counted by class: a time limit is not an instruction
+from katomic_tools.verify.__main__ import _reason_class  # noqa: E402
+for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit"),
+                    ("herd7 (LKMM): herd7 ran over 300 s", "herd7 time limit"),
+                    ("herd7 (X86_64): unexpected '('", "instruction herd7 does not take"),
+                    ("herd7 (LKMM): herd7 printed no states", "herd7 LKMM error")):
+    ok(_reason_class(reason) == cls, "not judged, %r: counted as %r (%r)" % (reason, cls, _reason_class(reason)))
+
 # ---- with herd7: the pipeline must be able to fail
 try:
     h7, lib = herd.find_herd()

@@ -390,7 +390,8 @@ def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
 
 def _reason_class(reason):
     for pat, name in ((r"RCU/SRCU", "RCU/SRCU"), (r"data race", "data race (LKMM)"), (r"out-of-line call", "call"),
-                      (r"unroll", "unrolling limit"), (r"herd7 \(LKMM\)", "herd7 LKMM error"),
+                      (r"unroll", "unrolling limit"), (r"herd7 ran over", "herd7 time limit"),
+                      (r"herd7 \(LKMM\)", "herd7 LKMM error"),
                       (r"herd7 \(", "instruction herd7 does not take"), (r"stack access", "stack"),
                       (r"does not compile", "does not compile"), (r"malformed", "malformed")):
         if re.search(pat, reason):
