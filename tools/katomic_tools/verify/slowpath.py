@@ -266,8 +266,8 @@ def judge_site(H, isa, insns, k):
     success = taken - other - {0}
     edges = set()
     for n in success:
-        src = max(j.addr for j in insns[s:e + 1] if exits[n] in _targets(isa, insns, j, e))
-        edges.add((src, exits[n]))
+        srcs = [j.addr for j in insns[s:e + 1] if exits[n] in _targets(isa, insns, j, e)]
+        edges.update((a, exits[n]) for a in srcs)      # none: not counted (never more than the code has)
     if weaker:
         rec.update(verdict="WEAKER", weaker=weaker, herd_test=text)
         return rec, set()
@@ -330,8 +330,12 @@ def ways_out(isa, insns, edges):
     """Each return of the slow path: covered when every path to it from the entry takes a success edge."""
     succ = _succ(isa, insns)
     free = _reach(succ, insns[0].addr, frozenset(edges))
+    whole = _reach(succ, insns[0].addr)
     out = []
     for i in insns:
+        if isa.is_ret(i) and i.addr not in whole:
+            # never counted as covered: the graph has lost a path the code has
+            raise NotTaken("the control-flow graph does not reach the return at 0x%x" % i.addr)
         if isa.is_ret(i):
             by = sorted({"0x%x" % a for a, b in edges if i.addr in _reach(succ, b, frozenset(edges) - {(a, b)})})
             out.append({"addr": "0x%x" % i.addr, "covered": i.addr not in free, "after": by})
@@ -372,7 +376,11 @@ def judge_config(H, comp, tg, argv, objdump, head, workdir):
     sites, edges = [], set()
     for k, i in enumerate(insns):
         if isa.writes(i) in ("rmw", "exclusive") and _mem_base(isa, i) and not re.search(r"sp\b|r1\b", _mem_base(isa, i)):
-            r, e = judge_site(H, isa, insns, k)
+            try:
+                r, e = judge_site(H, isa, insns, k)
+            except Exception as ex:     # the verifier's own fault: not judged, never a pass
+                r, e = {"addr": "0x%x" % i.addr, "insn": i.text, "verdict": "not judged",
+                        "reason": "verifier error: %s: %s" % (type(ex).__name__, ex)}, set()
             sites.append(r)
             edges |= e
     rec["sites"] = sites
@@ -383,7 +391,7 @@ def judge_config(H, comp, tg, argv, objdump, head, workdir):
         return rec
     if any(s["verdict"] == "WEAKER" for s in sites):
         rec["verdict"] = "WEAKER"
-    elif rec["ways_out"] and all(w["covered"] for w in rec["ways_out"]):
+    elif edges and rec["ways_out"] and all(w["covered"] for w in rec["ways_out"]):
         rec["verdict"] = "acquire"
     else:
         rec.update(verdict="not judged", reason="ways out not covered by a judged acquire: %s" % ", ".join(
