@@ -67,5 +67,30 @@ if [ -f "${TMPDIR:-/tmp}/kv-mutfail.$$" ]; then
 	rm -f "${TMPDIR:-/tmp}/kv-mutfail.$$"
 	fail=1
 fi
+# the unlock is a release on every target and compiler (the compiled unlock against a reference
+# reader); the slow path's site-by-site proof is printed, not yet a gate (docs/verify.md)
+echo "== katomic verify --slowpath: the unlock a release, the slow path's acquire sites, $CCS"
+$VERIFY --slowpath --cc "$CCS" --herd-timeout "$HT" --out "${VERIFY_OUT:-build/verify}" >"${TMPDIR:-/tmp}/kv-slow.$$" 2>&1
+cat "${TMPDIR:-/tmp}/kv-slow.$$"
+configs=$(grep -c ' slow path: ' "${TMPDIR:-/tmp}/kv-slow.$$")
+released=$(grep -c ' unlock: release ' "${TMPDIR:-/tmp}/kv-slow.$$")
+rm -f "${TMPDIR:-/tmp}/kv-slow.$$"
+if [ "$configs" -eq 0 ] || [ "$configs" -ne "$released" ]; then
+	echo "not ok: the unlock is a release on $released of $configs configurations"
+	fail=1
+else
+	echo "ok: the unlock is a release on all $configs configurations"
+fi
+for tg in aarch64-lse aarch64-llsc riscv64 ppc64le; do
+	if $VERIFY --slowpath --cc gcc --target "$tg" --mutate unlock-release=relaxed --expect-weaker unlock \
+		>"${TMPDIR:-/tmp}/kv-mut.$$" 2>&1; then
+		echo "ok: mutation unlock-release=relaxed seen on $tg"
+	else
+		cat "${TMPDIR:-/tmp}/kv-mut.$$"
+		echo "not ok: mutation unlock-release=relaxed went unseen on $tg"
+		fail=1
+	fi
+done
+rm -f "${TMPDIR:-/tmp}/kv-mut.$$"
 [ $fail -eq 0 ] && echo "check-verify: all passed"
 exit $fail

@@ -22,7 +22,7 @@ from ..common import documents, paths
 from ..common import herd as herdmod
 from . import isa as isas
 from . import known as knownmod
-from . import kernel_layer, listing, translate, units
+from . import kernel_layer, listing, slowpath, translate, units
 
 # A test that calls these is not judged: the LKMM's RCU is more than the compiled code's barriers.
 RCU_CALLS = re.compile(r"\b(synchronize_rcu|synchronize_rcu_expedited|synchronize_srcu|synchronize_srcu_expedited|"
@@ -53,6 +53,9 @@ def main(argv=None):
                     "a test over it is not judged)")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
+    ap.add_argument("--slowpath", action="store_true",
+                    help="prove the lock's slow path an acquire and its unlock a release (slowpath.py); --mutate "
+                    "takes %s there" % ", ".join(slowpath.MUTATIONS))
     ap.add_argument("-v", "--verbose", action="store_true", help="print every test's judgement")
     a = ap.parse_args(argv)
 
@@ -68,6 +71,8 @@ def main(argv=None):
     except herdmod.HerdMissing as e:
         print("katomic verify: SKIP: %s" % e, file=out)
         return 3
+    if a.slowpath:
+        return _slowpath(a, herd7, libdir, lkmm, out)
     if a.mutate and a.mutate not in units.MUTATIONS:
         print("katomic verify: unknown mutation '%s' (%s)" % (a.mutate, ", ".join(units.MUTATIONS)), file=sys.stderr)
         return 2
@@ -213,6 +218,53 @@ def main(argv=None):
     if total["error"]:
         return 2
     return 1 if total["weaker"] and not a.mutate else 0
+
+
+def _slowpath(a, herd7, libdir, lkmm, out):
+    """katomic verify --slowpath: slowpath.py's proofs, per target x compiler."""
+    if a.mutate and a.mutate not in slowpath.MUTATIONS:
+        print("katomic verify --slowpath: unknown mutation '%s' (%s)" % (a.mutate, ", ".join(slowpath.MUTATIONS)),
+              file=sys.stderr)
+        return 2
+    t0 = time.time()
+    cache = os.path.join(paths.build(), "verify-cache")
+    inc = slowpath.patched_include(paths.root(), cache, a.mutate) if a.mutate else os.path.join(paths.root(), "include")
+    comp = units.Compiler(cache, inc)
+    H = herdmod.Herd(herd7, libdir, lkmm, herdmod.cache_dir(), unroll=a.unroll, timeout=a.herd_timeout)
+    configs, notes = [], []
+    for name in [t for t in a.target.split(",") if t]:
+        tg = units.BY_NAME.get(name)
+        if tg is None or not tg.isa or not units.objdump_for(tg):
+            notes.append("%s: not judged (%s)" % (name, tg.why_not if tg else "unknown target"))
+            continue
+        for cc in [c for c in a.cc.split(",") if c]:
+            argv, label = units.compiler(tg, cc)
+            if argv is None:
+                notes.append("%s/%s: skipped: %s" % (name, cc, label))
+                continue
+            configs.append((tg, cc, argv, units.objdump_for(tg), units.head_text(tg, "lib", None), comp))
+    for n in notes:
+        print("note: " + n, file=out)
+    recs = slowpath.run(H, None, configs, cache)
+    slowpath.show(recs, out)
+    doc = {"schema": "katomic-verify", "version": 1, "tool": "katomic verify", "herd7": herdmod.version(herd7),
+           "lkmm": lkmm, "mutation": a.mutate, "tests": 0, "configs": [], "notes": notes,
+           "totals": {"judged": 0, "weaker": 0, "stronger": 0, "not_judged": 0, "error": 0, "dependency_folded": 0},
+           "seconds": round(time.time() - t0, 1), "herd_runs": H.runs, "herd_cached": H.hits,
+           "compiles": comp.runs, "compiles_cached": comp.hits, "slowpath": recs}
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        documents.write(os.path.join(a.out, "verify-slowpath.json"), doc)
+    if a.json:
+        print(documents.dumps(doc))
+    weaker = {"slowpath": any(r["verdict"] == "WEAKER" for r in recs),
+              "unlock": any(r["unlock"]["verdict"] == "WEAKER" for r in recs)}
+    if a.expect_weaker:
+        missing = [w for w in a.expect_weaker.split(",") if w and not weaker.get(w)]
+        print("katomic verify --slowpath: mutation %s %s" % (a.mutate, "went unseen on: " + ", ".join(missing)
+                                                              if missing else "seen (WEAKER)"), file=out)
+        return 1 if missing else 0
+    return 1 if any(weaker.values()) else 0
 
 
 class Compiler(units.Compiler):

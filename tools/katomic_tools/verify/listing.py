@@ -49,11 +49,13 @@ def _strip_comment(text):
     return text.strip()
 
 
-def parse(text):
-    """{function name: [Insn]} for the P<n> functions of objdump -dr output."""
+def parse(text, names=None):
+    """{function name: [Insn]} for the P<n> functions of objdump -dr output (names: a
+    regex for other functions to read as well)."""
     funcs, cur, last, labels = {}, None, None, {}
+    other = re.compile(r"^([0-9a-f]+) <(%s)>:$" % names) if names else None
     for line in text.splitlines():
-        m = _FUNC.match(line)
+        m = _FUNC.match(line) or (other.match(line) if other else None)
         if m:
             cur = last = funcs.setdefault(m.group(2), [])
             continue

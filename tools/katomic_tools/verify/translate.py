@@ -61,10 +61,12 @@ def _used_regs(insns):
     return out
 
 
-def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=()):
+def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=None):
     """herd lines of one thread, and whether it has a FAIL exit (its marker register).
     reserved: registers the spare ones must not be (arguments, observed registers);
-    args: the registers its arguments arrive in."""
+    args: the registers its arguments arrive in; outside: None (a branch out of the
+    code is refused), or a set that collects such targets, each rendered as a jump to
+    the label "Lx<tid>_<addr>" that the caller defines (a slice of a function)."""
     insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops), notes=list(i.notes)) for i in insns], args)
     for i in insns:
         notes.update(i.notes)
@@ -90,7 +92,10 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=()):
         if br:
             target, _ = br
             if target not in addrs:
-                raise NotTaken("a branch out of the function: %s" % i.text)
+                if outside is None:
+                    raise NotTaken("a branch out of the function: %s" % i.text)
+                outside.add(target)
+                continue
             if target <= i.addr:
                 body = [j for j in insns if target <= j.addr <= i.addr]
                 if any(isa.writes(j) == "plain" and isa.stack(j, Slots(isa, set())) is None for j in body
@@ -127,7 +132,7 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=()):
         if widen and isa.widen(i.mnem):
             notes.add("sub-word accesses widened to 32 bits (herd7's %s model takes one size per location)"
                       % isa.herd_arch)
-        lines_of.append((i.addr, isa.render(i, lambda a: "L%d_%x" % (tid, a), widen)))
+        lines_of.append((i.addr, isa.render(i, lambda a: ("L%d_%x" if a in addrs else "Lx%d_%x") % (tid, a), widen)))
     out = []
     for addr, lines in lines_of:
         if addr in targets:
