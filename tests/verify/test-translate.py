@@ -232,6 +232,17 @@ ok([j.mnem for j in i[1:3]] == ["and", "li"], "riscv: only an argument's address
 i = rv.prepare(listing.parse(x86_fn("and\ta3,a0,3", "beqz\ta0,c <P0+0xc>", "li\ta3,8", "srlw\ta4,a4,a3",
                                     "ret"))["P0"], ["a0"])
 ok(i[3].mnem == "srlw", "riscv: an offset written again after a branch target is not taken as 0")
+# after a branch target: the argument copied before any branch holds on every path (the second
+# lock of spin_unlock(); spin_lock()), unless one path into the target overwrites it
+after = ("mv\ts0,a0", "bnez\ta1,10 <P0+0x10>", "nop", "nop", "and\ta2,s0,3", "slli\ta2,a2,3",
+         "srlw\ta4,a4,a2", "mv\ts0,a5", "ret")
+i = rv.prepare(listing.parse(x86_fn(*after))["P0"], ["a0"])
+ok([j.mnem for j in i[4:7]] == ["li", "slli", "sext.w"],
+   "riscv: past a branch target, an offset of the argument held on every path is 0 (srlw by it is sext.w): %s"
+   % [j.text for j in i[4:7]])
+i = rv.prepare(listing.parse(x86_fn(*(after[:2] + ("li\ts0,8",) + after[3:])))["P0"], ["a0"])
+ok([j.mnem for j in i[4:7]] == ["and", "slli", "srlw"],
+   "riscv: ... not where one path into the target overwrites the address register: %s" % [j.text for j in i[4:7]])
 i = listing.parse(x86_fn("seqz\tt0,a5", "snez\tt1,a5", "ret"))["P0"]
 ex = rv.expand(i[0], i, lambda: "s11", "Lfail0", set())
 ok(ex == ["sub x27,zero,x15", "or x27,x27,x15", "slt x5,x27,zero", "xori x5,x5,1"],

@@ -229,44 +229,64 @@ class RiscV(Isa):
     def prepare(self, insns, args=()):
         """gcc's masked sub-word LR/SC takes the aligned word of the sub-word's address a and its
         bit offset: `and rd,a,-4` and `and rd,a,3`, which herd7 cannot compute on a symbol.  Where
-        a is a thread argument (a shared variable's address, unchanged since entry: straight-line
-        code before any branch target), they are `mv rd,a` and `li rd,0`: the verifier gives each
-        variable a naturally aligned word of its own, its sub-word at offset 0 (little-endian).
-        The offset's register, 0 from a point of that code on and written nowhere after it, is 0
-        at each later `srlw rd,rs,off` (which herd7 lacks), which becomes `sext.w rd,rs` (what srlw
-        by 0 computes): on every path, if no branch comes before that point; else if the
-        register has no value at entry (not an argument nor callee-saved: compiled code reads no
-        register it has not defined on that path)."""
-        targets = [b[0] for b in map(self.branch, insns) if b]
-        first = min(targets, default=None)
-        addr, zero = set(args), {}      # registers holding an argument's address as it arrived; 0
-        branched = False                # (zero: whether a branch came before it became 0)
-        for i in insns:
-            if first is not None and i.addr >= first:
-                break
+        a holds a thread argument (a shared variable's address) on every path to that point, they
+        are `mv rd,a` and `li rd,0`: the verifier gives each variable a naturally aligned word of
+        its own, its sub-word at offset 0 (little-endian).  A `srlw rd,rs,off` (which herd7 lacks)
+        whose offset is 0 on every path to it (`li 0`, or a shift of such a 0) becomes `sext.w
+        rd,rs` (what srlw by 0 computes).  "On every path" is a forward must-analysis over the
+        function's branches: a register keeps a kind (argument address, zero) only where every
+        path into a point gives it that kind."""
+        n = len(insns)
+        index = {i.addr: k for k, i in enumerate(insns)}
+        succ = []
+        for k, i in enumerate(insns):
+            br = self.branch(i)
+            out = [] if self.is_ret(i) else ([k + 1] if k + 1 < n and not (br and not br[1]) else [])
+            if br and br[0] in index:
+                out.append(index[br[0]])
+            succ.append(out)
+        state = [None] * n              # {register: "addr" | "zero"} on entry to each instruction
+        if n:
+            state[0] = {a: "addr" for a in args}
+        todo = [0] if n else []
+        while todo:
+            k = todo.pop()
+            out = self._kinds(insns[k], dict(state[k]))
+            for j in succ[k]:
+                merged = out if state[j] is None else {r: v for r, v in state[j].items() if out.get(r) == v}
+                if merged != state[j]:
+                    state[j] = merged
+                    todo.append(j)
+        for k, i in enumerate(insns):
+            kinds = state[k] or {}
             ops = i.ops
-            if i.mnem == "and" and len(ops) == 3 and ops[1] in addr and ops[2] in ("3", "-4"):
+            if i.mnem == "and" and len(ops) == 3 and kinds.get(ops[1]) == "addr" and ops[2] in ("3", "-4"):
                 i.mnem, i.ops = ("mv", ops[:2]) if ops[2] == "-4" else ("li", [ops[0], "0"])
                 i.notes.append("a sub-word's aligned word and bit offset: each variable naturally aligned, "
                                "its sub-word at offset 0")
-                ops = i.ops
-            if ops and not self._NOREG.match(i.mnem):
-                (addr.add if i.mnem == "mv" and ops[1] in addr else addr.discard)(ops[0])
-                z = (i.mnem == "li" and ops[1] == "0") or (i.mnem in ("sll", "slli") and ops[1] in zero
-                                                           and re.match(r"^(0x)?[0-9a-f]+$", ops[2]))
-                if not z:
-                    zero.pop(ops[0], None)
-                elif ops[0] not in zero:
-                    zero[ops[0]] = branched
-            branched = branched or self.branch(i) is not None
-        later = {i.ops[0] for i in insns if first is not None and i.addr >= first and i.ops
-                 and not self._NOREG.match(i.mnem)}
-        defined = set(args) | {r for r in self._ABI if re.match(r"^(s\d+|fp|sp|ra|gp|tp)$", r)}
-        zero = {r for r, b in zero.items() if r not in later and not (b and r in defined)}
-        for i in insns:
-            if first is not None and i.addr >= first and i.mnem == "srlw" and i.ops[2] in zero:
-                i.mnem, i.ops = "sext.w", i.ops[:2]
+            elif i.mnem == "srlw" and len(ops) == 3 and kinds.get(ops[2]) == "zero":
+                i.mnem, i.ops = "sext.w", ops[:2]
         return insns
+
+    def _kinds(self, i, kinds):
+        """The register kinds after i (the transfer function of prepare()'s analysis)."""
+        ops = i.ops
+        if not ops or self._NOREG.match(i.mnem):
+            return kinds
+        rd, kind = ops[0], None
+        if i.mnem == "mv" and len(ops) == 2:
+            kind = kinds.get(ops[1])
+        elif i.mnem == "and" and len(ops) == 3 and kinds.get(ops[1]) == "addr" and ops[2] in ("3", "-4"):
+            kind = "addr" if ops[2] == "-4" else "zero"
+        elif i.mnem == "li" and len(ops) == 2 and ops[1] == "0":
+            kind = "zero"
+        elif i.mnem in ("sll", "slli", "sllw", "slliw") and len(ops) == 3 and kinds.get(ops[1]) == "zero" \
+                and re.match(r"^(0x)?[0-9a-f]+$", ops[2]):
+            kind = "zero"
+        kinds.pop(rd, None)
+        if kind:
+            kinds[rd] = kind
+        return kinds
 
     def expand(self, i, insns, spare, fail, notes):
         """seqz and snez (sltiu rd,rs,1 and sltu rd,zero,rs, which herd7 lacks) from instructions it
