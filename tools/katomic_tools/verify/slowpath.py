@@ -32,7 +32,7 @@ import re
 import shutil
 
 from . import isa as isas
-from . import listing, translate, units
+from . import listing, translate, units, waysout
 from .isa import NotTaken
 
 SLOW = "__ka_spin_lock_slowpath_v2"
@@ -72,6 +72,12 @@ PICK = {"aarch64": ["x%d" % n for n in range(9, 16)] + ["x%d" % n for n in range
         "riscv64": ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "a6", "a7"],
         "ppc64le": ["r%d" % n for n in range(5, 13)],
         "x86_64": ["r8", "r9", "r10", "r11", "rcx", "rdx", "rsi"]}
+
+
+WIDE_PICK = {"aarch64": PICK["aarch64"] + ["x%d" % n for n in range(16, 29)],
+             "riscv64": PICK["riscv64"] + ["s%d" % n for n in range(1, 12)] + ["a%d" % n for n in range(2, 6)],
+             "ppc64le": PICK["ppc64le"] + ["r%d" % n for n in range(14, 32)],
+             "x86_64": ["r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rbx", "rbp", "rsi", "rdi"]}
 
 
 def _load(isa, dst, base):
@@ -378,27 +384,25 @@ def judge_config(H, comp, tg, argv, objdump, head, workdir):
     if not insns:
         rec.update(verdict="not judged", reason="%s not in the object" % SLOW, sites=[], ways_out=[])
         return rec
-    sites, edges = [], set()
-    for k, i in enumerate(insns):
-        if isa.writes(i) in ("rmw", "exclusive") and _mem_base(isa, i) and not re.search(r"sp\b|r1\b", _mem_base(isa, i)):
-            try:
-                r, e = judge_site(H, isa, insns, k)
-            except Exception as ex:     # the verifier's own fault: not judged, never a pass
-                r, e = {"addr": "0x%x" % i.addr, "insn": i.text, "verdict": "not judged",
-                        "reason": "verifier error: %s: %s" % (type(ex).__name__, ex)}, set()
-            sites.append(r)
-            edges |= e
-    rec["sites"] = sites
     try:
-        rec["ways_out"] = ways_out(isa, insns, edges)
+        succ = _succ(isa, insns)
+        sites, ways, tests, weaker = waysout.ways_out(H, isa, insns, succ, WIDE_PICK[isa.name])
     except NotTaken as ex:
-        rec.update(ways_out=[], verdict="not judged", reason=str(ex))
+        rec.update(sites=[], ways_out=[], verdict="not judged", reason=str(ex))
         return rec
-    if edges and rec["ways_out"] and all(w["covered"] for w in rec["ways_out"]):
+    except Exception as ex:         # the verifier's own fault: not judged, never a pass
+        rec.update(sites=[], ways_out=[], verdict="not judged", reason="verifier error: %s: %s" % (
+            type(ex).__name__, ex))
+        return rec
+    rec.update(sites=sites, ways_out=ways, paths=tests)
+    if weaker:
+        rec.update(verdict="WEAKER", weaker=weaker, reason="a way out lets the lock be taken with x read 0: %s" % (
+            ", ".join("%s->%s" % (w["path"][0], w["ret"]) for w in weaker)))
+    elif ways and all(w["covered"] for w in ways):
         rec["verdict"] = "acquire"
     else:
-        rec.update(verdict="not judged", reason="ways out not covered by a judged acquire: %s" % ", ".join(
-            w["addr"] for w in rec["ways_out"] if not w["covered"]) or "no return found")
+        rec.update(verdict="not judged", reason="ways out not proven an acquire: %s" % ", ".join(
+            w["addr"] for w in ways if not w["covered"]) if ways else "no return found")
     return rec
 
 
@@ -416,21 +420,17 @@ def run(H, comp_for, configs, cache):
 def show(recs, out):
     for r in recs:
         label = "%s/%s" % (r["target"], r["cc"])
-        acq = sum(s["verdict"] == "acquire" for s in r["sites"])
-        print("%-22s slow path: %-10s unlock: %-10s sites %d (acquire %d, no acquire alone %d, not judged %d, "
-              "no lock %d); "
+        paths = r.get("paths", [])
+        print("%-22s slow path: %-10s unlock: %-10s lock sites %d (unknown RMWs %d); paths judged %d (ordered %d); "
               "ways out %d, covered %d%s" % (
-                  label, r["verdict"], r["unlock"]["verdict"], len(r["sites"]), acq,
-                  sum(s["verdict"] == "no acquire in the slice" for s in r["sites"]),
-                  sum(s["verdict"] == "not judged" for s in r["sites"]),
-                  sum(s["verdict"] == "takes no lock" for s in r["sites"]), len(r["ways_out"]),
+                  label, r["verdict"], r["unlock"]["verdict"], sum(s["kind"] == "lock" for s in r["sites"]),
+                  sum(s["kind"] == "unknown" for s in r["sites"]), len(paths),
+                  sum(p["verdict"] == "ordered" for p in paths), len(r["ways_out"]),
                   sum(w["covered"] for w in r["ways_out"]), " -- " + r["reason"] if r.get("reason") else ""), file=out)
         for w in r["ways_out"]:
-            print("    ret at %s: %s" % (w["addr"], "after the acquire at %s" % ", ".join(w["after"]) if w["covered"]
-                                       else "NOT covered"), file=out)
-        for s in r["sites"]:
-            if s["verdict"] == "no acquire in the slice":
-                print("    no acquire in the slice of %s %s: %s" % (s["addr"], s["insn"], "; ".join(s["weaker"])),
-                      file=out)
+            print("    ret at %s: %s" % (w["addr"], "ordered by the site at %s" % ", ".join(w["after"]) if w["covered"]
+                                       else "NOT proven (%s)" % ", ".join(w["states"])), file=out)
+        for w in r.get("weaker", []):
+            print("    WEAKER way out: %s" % " ".join(w["path"]) + " -> ret " + w["ret"], file=out)
         if r["unlock"]["verdict"] == "WEAKER":
             print("    WEAKER unlock: %s" % " | ".join(r["unlock"].get("listing", [])), file=out)
