@@ -165,7 +165,7 @@ def _copy(isa, dst, src):
         return "mv", [dst, src]
     if isa.name == "ppc64le":
         return "mr", [dst, src]
-    return "mov", [src, "%" + isas.X86_64._r32(dst)]
+    return "mov", [src, isas.X86_64._r32(dst)]
 
 
 # ------------------------------------------------------------------ the lock's address
@@ -237,27 +237,76 @@ def _written(isa, i):
     return out
 
 
+SP = {"aarch64": "sp", "riscv64": "sp", "ppc64le": "r1", "x86_64": "rsp"}
+
+
+def _transfer(isa, i, cur):
+    """The lock+k facts after i: registers by name, the stack's slots as ("sp", offset)."""
+    cur = dict(cur)
+    sp = SP[isa.name]
+    b = mem_base(isa, i)
+    words = i.mnem.split()
+    m = words[-1] if words else ""
+    if isa.name == "x86_64" and m in ("push", "pushq", "pop", "popq"):
+        r = _reg(isa, i.ops[0]) if i.ops else None
+        slots = {k: v for k, v in cur.items() if isinstance(k, tuple)}
+        regs = {k: v for k, v in cur.items() if not isinstance(k, tuple)}
+        if m.startswith("push"):
+            out = {("sp", o + 8): v for (_, o), v in slots.items()}
+            if r in regs:
+                out[("sp", 0)] = regs[r]
+        else:
+            out = {("sp", o - 8): v for (_, o), v in slots.items() if o >= 8}
+            regs.pop(r, None)
+            if ("sp", 0) in slots:
+                regs[r] = slots[("sp", 0)]
+        out.update(regs)
+        return out
+    ca = _copy_or_add(isa, i)
+    w = _written(isa, i)
+    if w is None:
+        return {r: k for r, k in cur.items() if isinstance(r, tuple) or r in CALLEE_SAVED[isa.name]}
+    if b and b[0] == sp and not isa.is_call(i):
+        slot = ("sp", b[1])
+        if isa.writes(i) in ("plain", "rmw", "exclusive"):
+            src = _reg(isa, i.ops[0])
+            cur.pop(slot, None)
+            if isa.writes(i) == "plain" and src in cur and i.mnem.split()[-1] in ("str", "sd", "std", "mov", "movq"):
+                cur[slot] = cur[src]
+            for r in w:
+                cur.pop(r, None)
+            return cur
+        dst = _reg(isa, i.ops[-1] if isa.name == "x86_64" else i.ops[0])
+        for r in w:
+            cur.pop(r, None)
+        if dst and slot in cur and m in ("ldr", "ld", "mov", "movq"):
+            cur[dst] = cur[slot]
+        return cur
+    if sp in (w | ({ca[0]} if ca else set())) or isa.name == "aarch64" and ca is None and i.ops and i.ops[0] == "sp":
+        slots = {r: k for r, k in cur.items() if isinstance(r, tuple)}
+        cur = {r: k for r, k in cur.items() if not isinstance(r, tuple)}
+        if isa.name == "x86_64" and m in ("sub", "add") and len(i.ops) == 2 and _imm(isa, i.ops[0]) is not None:
+            d = _imm(isa, i.ops[0]) * (1 if m == "sub" else -1)
+            cur.update({("sp", o + d): v for (_, o), v in slots.items()})
+    new = None
+    if ca and ca[1] in cur:
+        new = (ca[0], cur[ca[1]] + ca[2])
+    for r in w | ({ca[0]} if ca else set()):
+        cur.pop(r, None)
+    if new:
+        cur[new[0]] = new[1]
+    return cur
+
+
 def lock_regs(isa, insns, succ):
-    """{addr: {register: k}}: the registers that hold lock+k before each instruction."""
+    """{addr: {register or stack slot: k}}: what holds lock+k before each instruction."""
     by = {i.addr: i for i in insns}
     arg = _norm(isa, isa.arg_regs[0])
     state = {insns[0].addr: {arg: 0}}
     todo = [insns[0].addr]
     while todo:
         a = todo.pop()
-        i, cur = by[a], dict(state[a])
-        ca = _copy_or_add(isa, i)
-        w = _written(isa, i)
-        if w is None:
-            cur = {r: k for r, k in cur.items() if r in CALLEE_SAVED[isa.name]}
-        else:
-            new = None
-            if ca and ca[1] in cur:
-                new = (ca[0], cur[ca[1]] + ca[2])
-            for r in w | ({ca[0]} if ca else set()):
-                cur.pop(r, None)
-            if new:
-                cur[new[0]] = new[1]
+        cur = _transfer(isa, by[a], state[a])
         for b in succ[a]:
             if b not in state:
                 state[b] = cur
@@ -311,6 +360,8 @@ class Judge:
         nxt = list(path[1:]) + [end]
         for n, i in enumerate(seq):
             want = nxt[n]
+            if HINT[isa.name].match(i.mnem):
+                continue                    # a hint: no access, no order (herd7 lacks it)
             br = isa.branch(i)
             if br and not br[1]:            # an unconditional jump along the path: nothing to run
                 if br[0] != want:
@@ -382,6 +433,42 @@ class Judge:
                                                              else {}))
         return r
 
+    def retry(self, path):
+        """A path from the site back to it that writes nothing: a compare-and-swap whose compare
+        failed, or a load-exclusive whose store-exclusive failed (the branch on its status) or
+        did not run."""
+        isa = self.isa
+        seq = [self.by[a] for a in path]
+        last = seq[-1]
+        br = isa.branch(last)
+        if not br or br[0] != path[0]:
+            return False
+        site = seq[0]
+        kind = is_rmw(isa, site)
+        if kind == "rmw":
+            if isa.name == "x86_64":
+                return len(seq) == 2 and site.mnem.split()[-1].startswith("cmpxchg") and last.mnem == "jne"
+            if isa.name == "aarch64":
+                rr = read_reg(isa, site)
+                return (len(seq) == 3 and site.mnem.startswith("cas") and seq[1].mnem == "cmp" and rr in seq[1].ops
+                        and last.mnem == "b.ne")
+            return False
+        scs = [k for k, j in enumerate(seq) if is_rmw(isa, j) == "sc"]
+        if not scs:
+            return True
+        k = scs[-1]
+        if k != len(seq) - 2:
+            return False
+        sc = seq[k]
+        if isa.name == "aarch64":
+            return last.mnem == "cbnz" and last.ops[0] == sc.ops[0]
+        if isa.name == "riscv64":
+            return (last.mnem == "bnez" and last.ops[0] == sc.ops[0]) or (
+                last.mnem == "bne" and last.ops[0] == sc.ops[0] and last.ops[1] == "zero")
+        if isa.name == "ppc64le":
+            return isa.branch_mnem(last.mnem) == "bne" and len(last.ops) == 1
+        return False
+
     def segment(self, site):
         """[(addr, state)] where the segments from site end: state ("ord", site) or "pend";
         and the WEAKER paths [(path, ret addr)]."""
@@ -399,6 +486,9 @@ class Judge:
             if path and cut(path) and self.judge(path, a)[0] == "ordered":
                 out.append((a, ("ord", site)))
                 return
+            if a == site and path:
+                out.append((a, ("retry", site) if self.retry(path) else ("pend", site)))
+                return
             own_sc = is_rmw(isa, i) == "sc" and mem_base(isa, i) == sbase
             if path and (a in path or len(path) >= MAX_SEGMENT or (_touches(isa, i) and not own_sc)):
                 if a not in path and len(path) < MAX_SEGMENT:
@@ -408,7 +498,7 @@ class Judge:
                         return
                     if v[0] == "not ordered" and isa.is_ret(i):
                         weaker.append((path, a))
-                out.append((a, "pend"))
+                out.append((a, ("pend", site)))
                 return
             for b in self.succ[a]:
                 walk(b, path + [a])
@@ -417,6 +507,8 @@ class Judge:
         return out, weaker
 
 
+HINT = {"aarch64": re.compile(r"^(yield|nop)$"), "riscv64": re.compile(r"^(nop|pause)$"),
+        "ppc64le": re.compile(r"^nop$"), "x86_64": re.compile(r"^(pause|nop[wl]?|xchg +%ax,%ax)$")}
 FENCE = {"aarch64": re.compile(r"^dmb$"), "riscv64": re.compile(r"^fence"),
          "ppc64le": re.compile(r"^(sync|lwsync|isync|hwsync)$"), "x86_64": re.compile(r"^mfence$")}
 
@@ -442,7 +534,7 @@ def ways_out(H, isa, insns, succ, free_regs):
         else:
             kind[i.addr] = "unknown"
     segs, weaker = {}, []
-    seen, todo = set(), [(insns[0].addr, "none")]
+    seen, todo = set(), [(insns[0].addr, ("none", None))]
     at_ret = {}
     while todo:
         a, st = todo.pop()
@@ -451,12 +543,12 @@ def ways_out(H, isa, insns, succ, free_regs):
         seen.add((a, st))
         i = by[a]
         k = kind.get(a)
-        if k == "lock" or k == "unknown" and st != "none" and st != "pend":
+        if k == "lock" or k == "unknown" and st[0] == "ord":
             if a not in segs:
                 segs[a] = J.segment(a)
                 weaker += segs[a][1]
             for b, s2 in segs[a][0]:
-                todo.append((b, s2))
+                todo.append((b, st) if s2[0] == "retry" else (b, s2))
             continue
         if isa.is_ret(i):
             at_ret.setdefault(a, set()).add(st)
@@ -469,10 +561,11 @@ def ways_out(H, isa, insns, succ, free_regs):
             sts = at_ret.get(i.addr, set())
             if not sts:
                 raise NotTaken("the control-flow graph does not reach the return at 0x%x" % i.addr)
-            cov = all(isinstance(s, tuple) for s in sts)
+            cov = all(s[0] == "ord" for s in sts)
             out.append({"addr": "0x%x" % i.addr, "covered": cov,
-                        "after": sorted({"0x%x" % s[1] for s in sts if isinstance(s, tuple)}),
-                        "states": sorted("ordered by 0x%x" % s[1] if isinstance(s, tuple) else s for s in sts)})
+                        "after": sorted({"0x%x" % s[1] for s in sts if s[0] == "ord"}),
+                        "states": sorted({"ordered by 0x%x" % s[1] if s[0] == "ord" else "not ordered after 0x%x" % s[1]
+                                          if s[0] == "pend" else "no lock site before it" for s in sts})})
     sites = [{"addr": "0x%x" % a, "insn": by[a].text.replace("\t", " ").strip(), "kind": kind[a],
               "judged": a in segs} for a in sorted(kind)]
     return sites, out, J.tests, [{"path": ["0x%x" % x for x in p], "ret": "0x%x" % r} for p, r in weaker]
