@@ -68,8 +68,8 @@ if [ -f "${TMPDIR:-/tmp}/kv-mutfail.$$" ]; then
 	fail=1
 fi
 # the unlock is a release on every target and compiler (the compiled unlock against a reference
-# reader); the slow path's site-by-site proof is printed, not yet a gate (docs/verify.md)
-echo "== katomic verify --slowpath: the unlock a release, the slow path's acquire sites, $CCS"
+# reader); every way out of the slow path an acquire, gated where proven (docs/verify.md)
+echo "== katomic verify --slowpath: the unlock a release, every way out of the slow path an acquire, $CCS"
 $VERIFY --slowpath --cc "$CCS" --herd-timeout "$HT" --out "${VERIFY_OUT:-build/verify}" >"${TMPDIR:-/tmp}/kv-slow.$$" 2>&1
 cat "${TMPDIR:-/tmp}/kv-slow.$$"
 configs=$(grep -c ' slow path: ' "${TMPDIR:-/tmp}/kv-slow.$$")
