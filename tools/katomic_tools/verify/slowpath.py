@@ -1,27 +1,12 @@
 """katomic verify --slowpath: the lock's slow path is an acquire, its unlock a release.
 
-The compiled __ka_spin_lock_slowpath_v2 (include/katomic/spinlock-queue.h, as a
-unit that locks emits it) is far too big for herd7 whole (thread-locals, the
-node pool's address arithmetic, the clock, sched_yield and futex), so it is
-judged in two steps, both on the compiled code:
-
-1. Sites.  Each RMW of the function through a register at offset 0 is a
-   *site*.  Its slice is the code from the nearest load through that
-   register before it (within a few instructions) through the RMW and the
-   instructions after it up to the next memory access, call or return (its
-   result test, an LL/SC's retry, a trailing fence).  herd7 runs it as P1 of
-   an MP test: the lock word starts held (1); P0, a reference writer, stores
-   x=1, a full fence, then 0 to the lock word; every branch that leaves the
-   slice goes, through a register naming the branch, to a load of x (the
-   critical section).  A final lock word whose locked byte is set means P1's
-   RMW took the lock after P0's release: with x read 0 the slice alone is
-   no acquire (not a WEAKER of the slow path: the code past its exits, not in
-   the slice, may hold the fence).  An exit branch seen only in executions that took the lock is a
-   *success edge*.  Registers the slice reads before writing start at 0
-   (the released word is 0, so a compare-and-swap expecting it can succeed).
-2. Ways out.  On the function's control-flow graph without the success
-   edges of the sites judged acquire, no return may be reachable from the
-   entry: every way out leaves through a success edge of an acquire.
+The slow path: every way out of the compiled __ka_spin_lock_slowpath_v2
+(include/katomic/spinlock-queue.h, as a unit that locks emits it) is proven
+an acquire on its control-flow graph, path by path from each RMW of the lock
+word, with herd7 (waysout.py says how and why it is sound).  The function is
+far too big for herd7 whole (thread-locals, the node pool's address
+arithmetic, the clock, sched_yield and futex); the paths judged stop at the
+first access past the ordering, so none of that is translated.
 
 The unlock: P0 is the compiled `WRITE_ONCE(*x, 1); spin_unlock(l)`, P1 a
 reference reader (load the lock word, a full fence, load x); seeing the
@@ -65,8 +50,6 @@ READER = {      # the lock word into the first observed register, x into the sec
     "ppc64le": (["lwz\tr10,0(r3)", "sync", "lwz\tr9,0(r4)", "blr"], ("r10", "r9")),
     "x86_64": (["mov    (%rdi),%r11d", "mfence", "mov    (%rsi),%r10d", "ret"], ("r11", "r10")),
 }
-FENCE = {"aarch64": re.compile(r"^dmb$"), "riscv64": re.compile(r"^fence"),
-         "ppc64le": re.compile(r"^(sync|lwsync|isync|hwsync)$"), "x86_64": re.compile(r"^mfence$")}
 # a register the verifier may give the data's address, the data's value, the exit's number
 PICK = {"aarch64": ["x%d" % n for n in range(9, 16)] + ["x%d" % n for n in range(1, 8)],
         "riscv64": ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "a6", "a7"],
@@ -90,37 +73,6 @@ def _load(isa, dst, base):
 
 def _fn(lines, name="P0", base=0):
     return "%016x <%s>:\n" % (base, name) + "".join(" %x:\t%s\n" % (base + 4 * k, t) for k, t in enumerate(lines)) + "\n"
-
-
-def _mem_base(isa, i):
-    """The base register of an access at offset 0 ([x19], (s0), 0(r31), (%r11)), or None."""
-    ops = i.ops
-    if not ops:
-        return None
-    if isa.name == "aarch64":
-        m = re.match(r"^\[(x\d+)\]$", ops[-1])
-    elif isa.name == "riscv64":
-        m = re.match(r"^(?:0)?\(([a-z]+\d*)\)$", ops[-1])
-    elif isa.name == "ppc64le":
-        if len(ops) == 3 and ops[1] == "0" and re.match(r"^r\d+$", ops[2]):
-            return ops[2]               # the indexed forms of lwarx/stwcx. with RA=0
-        m = re.match(r"^0\((r\d+)\)$", ops[-1])
-    else:
-        k = 0 if i.mnem.startswith("mov") else -1
-        m = re.match(r"^(?:0x0)?\(%([a-z0-9]+)\)$", ops[k])
-    return m.group(1) if m else None
-
-
-def _is_load(isa, i):
-    m = i.mnem
-    return {"aarch64": m.startswith(("ldr", "ldar", "ldxr", "ldaxr")) and not m.startswith("ldrs"),
-            "riscv64": m in ("lw", "lwu", "lhu", "lh", "lbu", "ld") or m.startswith("lr."),
-            "ppc64le": m in ("lwz", "lhz", "lbz", "ld", "lwarx", "lharx", "lbarx", "ldarx"),
-            "x86_64": m in ("mov", "movl", "movw", "movzwl", "movzbl") and _mem_base(isa, i) is not None}[isa.name]
-
-
-def _touches_memory(isa, i):
-    return bool(re.search(r"[\[(]", ",".join(i.ops))) or isa.is_call(i) or isa.is_ret(i)
 
 
 def _succ(isa, insns):
@@ -147,41 +99,6 @@ def _succ(isa, insns):
     return succ
 
 
-def _reach(succ, start, cut=frozenset()):
-    seen, todo = set(), [start]
-    while todo:
-        a = todo.pop()
-        if a in seen:
-            continue
-        seen.add(a)
-        todo.extend(b for b in succ[a] if (a, b) not in cut)
-    return seen
-
-
-def _slice(isa, insns, k):
-    """(start index, end index) of site k's slice."""
-    base = _mem_base(isa, insns[k])
-    start, anyload = k, None
-    for j in range(k - 1, max(-1, k - 13), -1):
-        if isa.is_ret(insns[j]) or isa.is_call(insns[j]):
-            break
-        if _is_load(isa, insns[j]) and _mem_base(isa, insns[j]) == base:
-            if isa.writes(insns[j]) is None and not re.search(r"x[r]|lr\.|arx", insns[j].mnem):
-                start = j
-                break
-            anyload = j if anyload is None else anyload
-    if start == k and anyload is not None:
-        start = anyload
-    end = k
-    for j in range(k + 1, min(len(insns), k + 9)):
-        if _touches_memory(isa, insns[j]):
-            break
-        end = j
-        if insns[j].mnem == isa.jump:
-            break
-    return start, end
-
-
 def _herd(isa, name, cols, init, locs, filt):
     width = max([len(ln) for c in cols for ln in c] + [8]) + 2
     body = [" | ".join(("P%d" % t).ljust(width) for t in range(len(cols))) + " ;"]
@@ -198,114 +115,6 @@ def _herd(isa, name, cols, init, locs, filt):
 def _thread(isa, text, tid, notes, reserved, args=()):
     insns = listing.parse(text)["P0"]
     return translate.thread(isa, insns, notes, tid, reserved, True, args)
-
-
-def _used(isa, insns):
-    used = translate._used_regs(insns)
-    if isa.name == "x86_64":
-        used |= {isas.X86_64._R64.get(w, w) for w in used}
-    return used
-
-
-def site_test(isa, insns, k):
-    """The herd7 test of site k (an index into the slow path's instructions):
-    (text, keys {lock, data, edge}, {exit number: target address}, notes, slice)."""
-    start, end = _slice(isa, insns, k)
-    sl = insns[start:end + 1]
-    base = _mem_base(isa, insns[k])
-    used = _used(isa, sl) | {base}
-    free = [r for r in PICK[isa.name] if r not in used]
-    if len(free) < 3:
-        raise NotTaken("no free registers for the test")
-    daddr, dval, edge = free[:3]
-    tail = sl[-1]
-    nxt = [i.addr for i in insns if i.addr > tail.addr]
-    body = [dataclass_copy(i) for i in sl]
-    if not (isa.is_ret(tail) or tail.mnem == isa.jump) and nxt:
-        body.append(listing.Insn(tail.addr + 1, isa.jump, ["0x%x" % nxt[0]], "(the fall-through out of the slice)"))
-    notes = set()
-    outside = set()
-    lines, marker = translate.thread(isa, body, notes, 1, used | {daddr, dval, edge}, True, (), outside)
-    ld = isa.render(listing.parse(_fn([_load(isa, dval, daddr)]))["P0"][0], str, True)
-    exits = {}
-    jump = {"aarch64": "B %s", "riscv64": "j %s", "ppc64le": "b %s", "x86_64": "jmp %s"}[isa.name]
-    for n, t in enumerate(sorted(outside), 1):
-        exits[n] = t
-        lines += ["Lx1_%x:" % t, isa.mov_imm(edge, n), jump % "Lexit1"]
-    lines += ["Lexit1:"] + ld + [isa.ret_text]
-    p0, m0 = _thread(isa, _fn(WRITER[isa.name]), 0, notes, set(), isa.arg_regs[:2])
-    init = ["l=1;", "x=0;", "0:%s=l;" % isa.reg_key(isa.arg_regs[0]), "0:%s=x;" % isa.reg_key(isa.arg_regs[1]),
-            "1:%s=l;" % isa.reg_key(base), "1:%s=x;" % isa.reg_key(daddr)]
-    keys = {"lock": "l", "data": "1:%s" % isa.reg_key(dval), "edge": "1:%s" % isa.reg_key(edge)}
-    filt = ["1:%s=0" % isa.reg_key(marker)] if marker else []
-    text = _herd(isa, "kv-slowpath-%x" % insns[k].addr, [p0, lines], init, [keys["lock"], keys["data"], keys["edge"]],
-                 filt)
-    return text, keys, exits, sorted(notes), (start, end)
-
-
-def dataclass_copy(i):
-    return listing.Insn(i.addr, i.mnem, list(i.ops), i.text, i.symbol, i.reloc, list(i.notes))
-
-
-def judge_site(H, isa, insns, k):
-    i = insns[k]
-    rec = {"addr": "0x%x" % i.addr, "insn": i.text.replace("\t", " ").strip()}
-    try:
-        text, keys, exits, notes, (s, e) = site_test(isa, insns, k)
-    except NotTaken as ex:
-        rec.update(verdict="not judged", reason=str(ex))
-        return rec, set()
-    rec["slice"] = ["0x%x" % insns[s].addr, "0x%x" % insns[e].addr]
-    rec["notes"] = notes
-    res = H.run(text, source=False)
-    if "error" in res or res.get("unrolled"):
-        rec.update(verdict="not judged", reason="herd7 (%s): %s" % (isa.herd_arch, res.get("error") or res["unrolled"]),
-                   herd_test=text)
-        return rec, set()
-    taken, other, weaker = set(), set(), []
-    for st in res["states"]:
-        d = dict(st)
-        took = int(d.get(keys["lock"], "0"), 0) & 0xff != 0
-        e = int(d.get(keys["edge"], "0"), 0)
-        (taken if took else other).add(e)
-        if took and d.get(keys["data"]) == "0":
-            weaker.append(" ".join("%s=%s;" % kv for kv in sorted(st)))
-    success = taken - other - {0}
-    edges = set()
-    for n in success:
-        srcs = [j.addr for j in insns[s:e + 1] if exits[n] in _targets(isa, insns, j, e)]
-        edges.update((a, exits[n]) for a in srcs)      # none: not counted (never more than the code has)
-    if weaker:
-        # Not a WEAKER of the slow path: code past an exit (not in the slice) may hold the fence
-        # (ppc64le clang-19: sthcx. at 0x9a4 exits to the lwsync at 0x974).
-        rec.update(verdict="no acquire in the slice", weaker=weaker, herd_test=text,
-                   reason="the slice alone lets the lock be taken with x read 0; the code past its exits "
-                   "may still order it")
-        return rec, set()
-    if not taken:
-        rec.update(verdict="takes no lock", reason="no execution of the slice sets the locked byte after the release")
-        return rec, set()
-    # a success edge counts only if nothing outside the slice branches into it after the RMW
-    inside = {j.addr for j in insns[s:e + 1]}
-    after = {j.addr for j in insns[k + 1:e + 1]}
-    if any(isa.branch(j) and isa.branch(j)[0] in after for j in insns if j.addr not in inside):
-        rec.update(verdict="acquire", reason="code outside the slice branches into it after the RMW: its exits "
-                   "are not counted as success edges")
-        return rec, set()
-    rec.update(verdict="acquire", success_edges=["0x%x->0x%x" % ed for ed in sorted(edges)])
-    return rec, edges
-
-
-def _targets(isa, insns, j, e):
-    """The addresses instruction j of a slice ending at index e may go to."""
-    k = insns.index(j)
-    out = set()
-    br = isa.branch(j)
-    if br:
-        out.add(br[0])
-    if not (br and not br[1]) and not isa.is_ret(j) and k + 1 < len(insns):
-        out.add(insns[k + 1].addr)
-    return out
 
 
 def judge_unlock(H, isa, funcs):
@@ -335,22 +144,6 @@ def judge_unlock(H, isa, funcs):
     else:
         rec["verdict"] = "release"
     return rec
-
-
-def ways_out(isa, insns, edges):
-    """Each return of the slow path: covered when every path to it from the entry takes a success edge."""
-    succ = _succ(isa, insns)
-    free = _reach(succ, insns[0].addr, frozenset(edges))
-    whole = _reach(succ, insns[0].addr)
-    out = []
-    for i in insns:
-        if isa.is_ret(i) and i.addr not in whole:
-            # never counted as covered: the graph has lost a path the code has
-            raise NotTaken("the control-flow graph does not reach the return at 0x%x" % i.addr)
-        if isa.is_ret(i):
-            by = sorted({"0x%x" % a for a, b in edges if i.addr in _reach(succ, b, frozenset(edges) - {(a, b)})})
-            out.append({"addr": "0x%x" % i.addr, "covered": i.addr not in free, "after": by})
-    return out
 
 
 def patched_include(root, cache, mutation):
