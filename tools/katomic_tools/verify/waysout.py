@@ -45,7 +45,12 @@ control-flow graph (CFG), in three steps, all on the compiled code:
    (the slow path makes no RMW of lock+0 once it holds the lock: the earlier
    ones did not take it); an unknown RMW in the ordered state must itself be
    proven ordered (if it took the lock, its read is the one to order),
-   elsewhere it changes nothing (the state is not ordered anyway).  A return
+   elsewhere it changes nothing (the state is not ordered anyway).  A site's
+   path that writes nothing keeps the state the site was entered with: a
+   retry back to the site (a compare that failed, a store-exclusive whose
+   status says it failed), or a load-exclusive's path on which its
+   store-exclusive does not run and from whose end none of its base is
+   reachable but through the load-exclusive again.  A return
    is *covered* when every state that reaches it is ordered; it names the
    sites that order it.  The slow path is an acquire when every return is
    covered.  Calls (clock, sched_yield, futex, nanosleep, the cold yield
@@ -469,6 +474,28 @@ class Judge:
             return isa.branch_mnem(last.mnem) == "bne" and len(last.ops) == 1
         return False
 
+    def unwritten(self, path, end):
+        """A load-exclusive's path on which its store-exclusive does not run, and from whose end
+        no store-exclusive of its base is reachable but through the load-exclusive again: it
+        wrote nothing (it took no lock)."""
+        isa = self.isa
+        site = self.by[path[0]]
+        if is_rmw(isa, site) != "ll":
+            return False
+        base = mem_base(isa, site)
+        if any(is_rmw(isa, self.by[a]) == "sc" for a in path):
+            return False
+        seen, todo = set(), [end]
+        while todo:
+            a = todo.pop()
+            if a in seen or a == path[0]:
+                continue
+            seen.add(a)
+            if is_rmw(isa, self.by[a]) == "sc" and mem_base(isa, self.by[a]) == base:
+                return False
+            todo.extend(self.succ[a])
+        return True
+
     def segment(self, site):
         """[(addr, state)] where the segments from site end: state ("ord", site) or "pend";
         and the WEAKER paths [(path, ret addr)]."""
@@ -498,7 +525,7 @@ class Judge:
                         return
                     if v[0] == "not ordered" and isa.is_ret(i):
                         weaker.append((path, a))
-                out.append((a, ("pend", site)))
+                out.append((a, ("retry", site) if self.unwritten(path, a) else ("pend", site)))
                 return
             for b in self.succ[a]:
                 walk(b, path + [a])
