@@ -71,7 +71,12 @@ fi
 # reader); every way out of the slow path an acquire, gated where proven (docs/verify.md)
 echo "== katomic verify --slowpath: the unlock a release, every way out of the slow path an acquire, $CCS"
 $VERIFY --slowpath --cc "$CCS" --herd-timeout "$HT" --out "${VERIFY_OUT:-build/verify}" >"${TMPDIR:-/tmp}/kv-slow.$$" 2>&1
+rc=$?
 cat "${TMPDIR:-/tmp}/kv-slow.$$"
+if [ $rc -ne 0 ]; then
+	echo "not ok: katomic verify --slowpath exited $rc (a WEAKER or an error above)"
+	fail=1
+fi
 configs=$(grep -c ' slow path: ' "${TMPDIR:-/tmp}/kv-slow.$$")
 released=$(grep -c ' unlock: release ' "${TMPDIR:-/tmp}/kv-slow.$$")
 # every way out of the slow path proven an acquire on these targets (both compilers); riscv64 and

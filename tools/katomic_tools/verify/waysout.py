@@ -50,7 +50,7 @@ control-flow graph (CFG), in three steps, all on the compiled code:
    retry back to the site (a compare that failed, a store-exclusive whose
    status says it failed), or a load-exclusive's path on which its
    store-exclusive does not run and from whose end none of its base is
-   reachable but through the load-exclusive again.  A return
+   reachable but through a load-exclusive.  A return
    is *covered* when every state that reaches it is ordered; it names the
    sites that order it.  The slow path is an acquire when every return is
    covered.  Calls (clock, sched_yield, futex, nanosleep, the cold yield
@@ -119,8 +119,10 @@ def mem_base(isa, i):
             m = re.match(r"^(?:%[a-z]s:)?(-?(?:0x)?[0-9a-f]*)\(%([a-z0-9]+)\)$", o)
             if m:
                 return _norm(isa, m.group(2)), int(m.group(1) or "0", 0)
-    if isa.name == "ppc64le" and len(i.ops) == 3 and re.search(r"(arx|cx\.|x)$", i.mnem) and i.ops[1] == "0":
-        return i.ops[2], 0                 # the indexed forms with RA=0
+    if isa.name == "ppc64le" and len(i.ops) >= 3 and re.match(r"^(l|st)\w*(arx|cx\.|x)$", i.mnem):
+        if i.ops[1] == "0":
+            return i.ops[2], 0             # the indexed forms with RA=0
+        return i.ops[1], None              # base + index: no constant displacement
     return None
 
 
@@ -271,6 +273,9 @@ def _transfer(isa, i, cur):
     w = _written(isa, i)
     if w is None:
         return {r: k for r, k in cur.items() if isinstance(r, tuple) or r in CALLEE_SAVED[isa.name]}
+    if b and b[0] == sp and b[1] is None:        # an indexed stack access: any slot
+        cur = {r: k for r, k in cur.items() if not isinstance(r, tuple)}
+        b = None
     if b and b[0] == sp and not isa.is_call(i):
         slot = ("sp", b[1])
         if isa.writes(i) in ("plain", "rmw", "exclusive"):
@@ -330,8 +335,8 @@ def _touches(isa, i):
     if isa.is_call(i) or isa.is_ret(i):
         return True
     text = ",".join(i.ops)
-    if not re.search(r"[\[(]", text):
-        return False
+    if not re.search(r"[\[(]", text) and mem_base(isa, i) is None and not is_rmw(isa, i):
+        return False                    # (ppc's indexed forms, lwarx r9,0,r4, have no parentheses)
     return not STACK[isa.name].search(text)
 
 
@@ -433,9 +438,12 @@ class Judge:
                 else:
                     r = ("ordered", "", text)
         self.memo[key] = r
-        self.tests.append({"site": "0x%x" % path[0], "path": ["0x%x" % a for a in path], "end": "0x%x" % end,
-                           "verdict": r[0], "reason": r[1]} | ({"herd_test": r[2]} if r[0] != "ordered" and r[2]
-                                                             else {}))
+        rec = {"site": "0x%x" % path[0], "path": ["0x%x" % a for a in path], "end": "0x%x" % end, "verdict": r[0]}
+        if r[1]:
+            rec["reason"] = r[1]
+        if r[0] != "ordered" and r[2]:
+            rec["herd_test"] = r[2]
+        self.tests.append(rec)
         return r
 
     def retry(self, path):
@@ -476,8 +484,8 @@ class Judge:
 
     def unwritten(self, path, end):
         """A load-exclusive's path on which its store-exclusive does not run, and from whose end
-        no store-exclusive of its base is reachable but through the load-exclusive again: it
-        wrote nothing (it took no lock)."""
+        no store-exclusive of its base is reachable but through a load-exclusive (which the
+        store-exclusive would pair with instead): it wrote nothing (it took no lock)."""
         isa = self.isa
         site = self.by[path[0]]
         if is_rmw(isa, site) != "ll":
@@ -488,8 +496,8 @@ class Judge:
         seen, todo = set(), [end]
         while todo:
             a = todo.pop()
-            if a in seen or a == path[0]:
-                continue
+            if a in seen or is_rmw(isa, self.by[a]) == "ll":
+                continue            # a store-exclusive after another load-exclusive is that one's
             seen.add(a)
             if is_rmw(isa, self.by[a]) == "sc" and mem_base(isa, self.by[a]) == base:
                 return False
@@ -554,7 +562,9 @@ def ways_out(H, isa, insns, succ, free_regs):
         if b is None or STACK[isa.name].search(",".join(i.ops)):
             continue
         regs = lr.get(i.addr, {})
-        if b[0] in regs and regs[b[0]] + b[1] == 0:
+        if b[1] is None:
+            kind[i.addr] = "unknown"
+        elif b[0] in regs and regs[b[0]] + b[1] == 0:
             kind[i.addr] = "lock"
         elif b[0] in regs:
             kind[i.addr] = "lock+%d" % (regs[b[0]] + b[1])
