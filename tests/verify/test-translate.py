@@ -278,6 +278,24 @@ ok(J.retry([0x1c, 0x20, 0x24, 0x28]),
 ok(waysout.mem_base(A64, fs[6]) == ("x3", 0) and "x3" not in lr[0x18],
    "ways out: an RMW through a pointer loaded from memory is of no known word (unknown)")
 
+PPC = isas.ISAS["ppc64le"]
+lw = listing.Insn(0, "lwarx", ["r9", "0", "r4"], "lwarx   r9,0,r4")
+ok(waysout.mem_base(PPC, lw) == ("r4", 0) and waysout._touches(PPC, lw) and waysout.is_rmw(PPC, lw) == "ll",
+   "ways out: ppc's indexed lwarx r9,0,r4 is a load-exclusive of [r4] that ends a path")
+ok(waysout.mem_base(PPC, listing.Insn(0, "lwzx", ["r9", "r3", "r4"], "lwzx r9,r3,r4")) == ("r3", None),
+   "ways out: base+index (lwzx r9,r3,r4) has no known displacement")
+
+X86 = isas.ISAS["x86_64"]
+xf = listing.parse(x86_fn("cmp    $0x1,%eax", "jbe    c <P0+0xc>", "ret", "lock cmpxchg %dx,(%rdi)", "ret"))["P0"]
+ok(slowpath._succ(X86, xf)[4] == [0xc, 0x8], "ways out: a branch the tables do not name (jbe) has both edges")
+try:
+    slowpath._succ(X86, listing.parse(x86_fn("ret", "lock cmpxchg %dx,(%rdi)", "ret"))["P0"])
+    ok(False, "ways out: code the graph does not reach is refused")
+except isas.NotTaken as e:
+    ok("does not reach" in str(e), "ways out: code the graph does not reach is refused (%s)" % e)
+ok(slowpath._succ(X86, listing.parse(x86_fn("ret", "xchg   %ax,%ax", "nopl   0x0(%rax)"))["P0"]) is not None,
+   "ways out: padding after a return is not code lost")
+
 # ---- with herd7: the pipeline must be able to fail
 try:
     h7, lib = herd.find_herd()
