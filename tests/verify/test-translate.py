@@ -256,6 +256,57 @@ for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit")
                     ("herd7 (LKMM): herd7 printed no states", "herd7 LKMM error")):
     ok(_reason_class(reason) == cls, "not judged, %r: counted as %r (%r)" % (reason, cls, _reason_class(reason)))
 
+
+# ---- the slow path's ways out (waysout.py): the lock's address, the sites, a retry
+from katomic_tools.verify import slowpath, waysout  # noqa: E402
+
+
+def slow_fn(*insns, base=0):
+    """A fake __ka_spin_lock_slowpath_v2, instructions 4 bytes apart (a call names its symbol)."""
+    rows = [(base + 4 * k,) + ((t,) if isinstance(t, str) else t) for k, t in enumerate(insns)]
+    return listing.parse(objdump({"P0": rows}))["P0"]
+
+
+# ldxr/stxr on a copy of the lock, an RMW at lock+2 (no site), one through a reloaded pointer
+# (unknown), the copy in a caller-saved register lost at a call
+SLOW = ["mov\tx19, x0", "add\tx1, x19, #0x2", "ldxrh\tw2, [x1]", "mov\tx9, x19",
+        ("bl\t0 <sched_yield>", "sched_yield"), "ldr\tx3, [x20]", "swpal\tw4, w5, [x3]",
+        "ldaxr\tw6, [x19]", "cbnz\tw6, 0x30", "stxr\tw7, w8, [x19]", "cbnz\tw7, 0x1c", "ret", "ldxr\tw6, [x9]",
+        "ret"]
+fs = slow_fn(*SLOW)
+lr = waysout.lock_regs(A64, fs, slowpath._succ(A64, fs))
+ok(lr[0x8] == {"x0": 0, "x19": 0, "x1": 2}, "ways out: mov and add #2 carry the lock's address: %s" % lr[0x8])
+ok("x9" in lr[0x10] and "x9" not in lr[0x14] and "x19" in lr[0x14],
+   "ways out: a call forgets the caller-saved copy, keeps the callee-saved one")
+ok(waysout.is_rmw(A64, fs[2]) == "ll" and waysout.is_rmw(A64, fs[9]) == "sc" and waysout.is_rmw(A64, fs[6]) == "rmw",
+   "ways out: ldxrh a load-exclusive, stxr its store, swpal an RMW")
+ok(waysout.read_reg(A64, fs[6]) == "w5" and waysout.read_reg(A64, fs[7]) == "w6",
+   "ways out: swpal leaves its read in its second register, ldaxr in its first")
+J = waysout.Judge(None, A64, fs, slowpath._succ(A64, fs), slowpath.WIDE_PICK["aarch64"])
+ok(J.retry([0x1c, 0x20, 0x24, 0x28]),
+   "ways out: ldaxr; cbnz; stxr; cbnz on the status back to the ldaxr is a retry that writes nothing")
+
+ok(waysout.mem_base(A64, fs[6]) == ("x3", 0) and "x3" not in lr[0x18],
+   "ways out: an RMW through a pointer loaded from memory is of no known word (unknown)")
+
+PPC = isas.ISAS["ppc64le"]
+lw = listing.Insn(0, "lwarx", ["r9", "0", "r4"], "lwarx   r9,0,r4")
+ok(waysout.mem_base(PPC, lw) == ("r4", 0) and waysout._touches(PPC, lw) and waysout.is_rmw(PPC, lw) == "ll",
+   "ways out: ppc's indexed lwarx r9,0,r4 is a load-exclusive of [r4] that ends a path")
+ok(waysout.mem_base(PPC, listing.Insn(0, "lwzx", ["r9", "r3", "r4"], "lwzx r9,r3,r4")) == ("r3", None),
+   "ways out: base+index (lwzx r9,r3,r4) has no known displacement")
+
+X86 = isas.ISAS["x86_64"]
+xf = listing.parse(x86_fn("cmp    $0x1,%eax", "jbe    c <P0+0xc>", "ret", "lock cmpxchg %dx,(%rdi)", "ret"))["P0"]
+ok(slowpath._succ(X86, xf)[4] == [0xc, 0x8], "ways out: a branch the tables do not name (jbe) has both edges")
+try:
+    slowpath._succ(X86, listing.parse(x86_fn("ret", "lock cmpxchg %dx,(%rdi)", "ret"))["P0"])
+    ok(False, "ways out: code the graph does not reach is refused")
+except isas.NotTaken as e:
+    ok("does not reach" in str(e), "ways out: code the graph does not reach is refused (%s)" % e)
+ok(slowpath._succ(X86, listing.parse(x86_fn("ret", "xchg   %ax,%ax", "nopl   0x0(%rax)"))["P0"]) is not None,
+   "ways out: padding after a return is not code lost")
+
 # ---- with herd7: the pipeline must be able to fail
 try:
     h7, lib = herd.find_herd()
@@ -302,4 +353,14 @@ if h7:
        all(("x", "1") in st and ("0:x5", "0") in st for st in fenced["states"]),
        "herd7: riscv masked byte xchg: x=1 stored, old value 0, and with its fence SB forbids both loads 0")
     ok("states" in bare and any(rb[0] <= st for st in bare["states"]), "herd7: riscv without the fence: allowed")
+    # the slow path's ways out: ldaxr; stxr; dmb; ret an acquire; without the dmb and with a plain ldxr,
+    # a WEAKER way out; with the ldxr and the dmb, ordered at the dmb
+    def ways(ld, fence):
+        fs = slow_fn(ld + "\tw1, [x0]", "cbnz\tw1, 0x0", "stxr\tw2, w3, [x0]", "cbnz\tw2, 0x0",
+                     *((["dmb\tish"] if fence else []) + ["ret"]))
+        return waysout.ways_out(H, A64, fs, slowpath._succ(A64, fs), slowpath.WIDE_PICK["aarch64"])
+    for ld, fence, want in (("ldaxr", False, "covered"), ("ldxr", True, "covered"), ("ldxr", False, "WEAKER")):
+        sites, outs, tests, weaker = ways(ld, fence)
+        got = "WEAKER" if weaker else "covered" if outs and all(w["covered"] for w in outs) else "not covered"
+        ok(got == want, "herd7: ways out of %s%s: %s (%s)" % (ld, " with dmb ish" if fence else "", want, got))
 sys.exit(tap.summary())

@@ -1,27 +1,12 @@
 """katomic verify --slowpath: the lock's slow path is an acquire, its unlock a release.
 
-The compiled __ka_spin_lock_slowpath_v2 (include/katomic/spinlock-queue.h, as a
-unit that locks emits it) is far too big for herd7 whole (thread-locals, the
-node pool's address arithmetic, the clock, sched_yield and futex), so it is
-judged in two steps, both on the compiled code:
-
-1. Sites.  Each RMW of the function through a register at offset 0 is a
-   *site*.  Its slice is the code from the nearest load through that
-   register before it (within a few instructions) through the RMW and the
-   instructions after it up to the next memory access, call or return (its
-   result test, an LL/SC's retry, a trailing fence).  herd7 runs it as P1 of
-   an MP test: the lock word starts held (1); P0, a reference writer, stores
-   x=1, a full fence, then 0 to the lock word; every branch that leaves the
-   slice goes, through a register naming the branch, to a load of x (the
-   critical section).  A final lock word whose locked byte is set means P1's
-   RMW took the lock after P0's release: with x read 0 the slice alone is
-   no acquire (not a WEAKER of the slow path: the code past its exits, not in
-   the slice, may hold the fence).  An exit branch seen only in executions that took the lock is a
-   *success edge*.  Registers the slice reads before writing start at 0
-   (the released word is 0, so a compare-and-swap expecting it can succeed).
-2. Ways out.  On the function's control-flow graph without the success
-   edges of the sites judged acquire, no return may be reachable from the
-   entry: every way out leaves through a success edge of an acquire.
+The slow path: every way out of the compiled __ka_spin_lock_slowpath_v2
+(include/katomic/spinlock-queue.h, as a unit that locks emits it) is proven
+an acquire on its control-flow graph, path by path from each RMW of the lock
+word, with herd7 (waysout.py says how and why it is sound).  The function is
+far too big for herd7 whole (thread-locals, the node pool's address
+arithmetic, the clock, sched_yield and futex); the paths judged stop at the
+first access past the ordering, so none of that is translated.
 
 The unlock: P0 is the compiled `WRITE_ONCE(*x, 1); spin_unlock(l)`, P1 a
 reference reader (load the lock word, a full fence, load x); seeing the
@@ -32,7 +17,7 @@ import re
 import shutil
 
 from . import isa as isas
-from . import listing, translate, units
+from . import listing, translate, units, waysout
 from .isa import NotTaken
 
 SLOW = "__ka_spin_lock_slowpath_v2"
@@ -65,13 +50,17 @@ READER = {      # the lock word into the first observed register, x into the sec
     "ppc64le": (["lwz\tr10,0(r3)", "sync", "lwz\tr9,0(r4)", "blr"], ("r10", "r9")),
     "x86_64": (["mov    (%rdi),%r11d", "mfence", "mov    (%rsi),%r10d", "ret"], ("r11", "r10")),
 }
-FENCE = {"aarch64": re.compile(r"^dmb$"), "riscv64": re.compile(r"^fence"),
-         "ppc64le": re.compile(r"^(sync|lwsync|isync|hwsync)$"), "x86_64": re.compile(r"^mfence$")}
 # a register the verifier may give the data's address, the data's value, the exit's number
 PICK = {"aarch64": ["x%d" % n for n in range(9, 16)] + ["x%d" % n for n in range(1, 8)],
         "riscv64": ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "a6", "a7"],
         "ppc64le": ["r%d" % n for n in range(5, 13)],
         "x86_64": ["r8", "r9", "r10", "r11", "rcx", "rdx", "rsi"]}
+
+
+WIDE_PICK = {"aarch64": PICK["aarch64"] + ["x%d" % n for n in range(16, 29)],
+             "riscv64": PICK["riscv64"] + ["s%d" % n for n in range(1, 12)] + ["a%d" % n for n in range(2, 6)],
+             "ppc64le": PICK["ppc64le"] + ["r%d" % n for n in range(14, 32)],
+             "x86_64": ["r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rbx", "rbp", "rsi", "rdi"]}
 
 
 def _load(isa, dst, base):
@@ -84,37 +73,6 @@ def _load(isa, dst, base):
 
 def _fn(lines, name="P0", base=0):
     return "%016x <%s>:\n" % (base, name) + "".join(" %x:\t%s\n" % (base + 4 * k, t) for k, t in enumerate(lines)) + "\n"
-
-
-def _mem_base(isa, i):
-    """The base register of an access at offset 0 ([x19], (s0), 0(r31), (%r11)), or None."""
-    ops = i.ops
-    if not ops:
-        return None
-    if isa.name == "aarch64":
-        m = re.match(r"^\[(x\d+)\]$", ops[-1])
-    elif isa.name == "riscv64":
-        m = re.match(r"^(?:0)?\(([a-z]+\d*)\)$", ops[-1])
-    elif isa.name == "ppc64le":
-        if len(ops) == 3 and ops[1] == "0" and re.match(r"^r\d+$", ops[2]):
-            return ops[2]               # the indexed forms of lwarx/stwcx. with RA=0
-        m = re.match(r"^0\((r\d+)\)$", ops[-1])
-    else:
-        k = 0 if i.mnem.startswith("mov") else -1
-        m = re.match(r"^(?:0x0)?\(%([a-z0-9]+)\)$", ops[k])
-    return m.group(1) if m else None
-
-
-def _is_load(isa, i):
-    m = i.mnem
-    return {"aarch64": m.startswith(("ldr", "ldar", "ldxr", "ldaxr")) and not m.startswith("ldrs"),
-            "riscv64": m in ("lw", "lwu", "lhu", "lh", "lbu", "ld") or m.startswith("lr."),
-            "ppc64le": m in ("lwz", "lhz", "lbz", "ld", "lwarx", "lharx", "lbarx", "ldarx"),
-            "x86_64": m in ("mov", "movl", "movw", "movzwl", "movzbl") and _mem_base(isa, i) is not None}[isa.name]
-
-
-def _touches_memory(isa, i):
-    return bool(re.search(r"[\[(]", ",".join(i.ops))) or isa.is_call(i) or isa.is_ret(i)
 
 
 def _succ(isa, insns):
@@ -132,48 +90,39 @@ def _succ(isa, insns):
             br = isa.branch(i)
         except ValueError:
             raise NotTaken("a branch the verifier cannot follow: %s" % i.text)
+        if not br and not isa.is_call(i) and BRANCHY[isa.name].match(isa.branch_mnem(i.mnem)):
+            # a branch the ISA's tables do not name (x86 jbe, ja...): both ways, so that the graph
+            # has every edge the code has (herd7 refuses it if a judged path runs it)
+            try:
+                br = (int(i.ops[-1], 16), True)
+            except (ValueError, IndexError):
+                raise NotTaken("a branch the verifier cannot follow: %s" % i.text)
         if br:
             if br[0] not in addrs:
                 raise NotTaken("a branch out of the slow path (a tail call?): %s" % i.text)
             succ[i.addr] = [br[0]] + (nxt if br[1] else [])
         else:
             succ[i.addr] = nxt
+    # every instruction but padding must be reached: code the graph does not reach means an edge lost
+    seen, todo = set(), [addrs[0]] if addrs else []
+    while todo:
+        a = todo.pop()
+        if a not in seen:
+            seen.add(a)
+            todo.extend(succ[a])
+    lost = [i for i in insns if i.addr not in seen and not PADDING[isa.name].match(i.text.split("\t", 1)[-1].strip())]
+    if lost:
+        raise NotTaken("code the control-flow graph does not reach (a branch lost?): 0x%x %s" % (
+            lost[0].addr, lost[0].text.strip()))
     return succ
 
 
-def _reach(succ, start, cut=frozenset()):
-    seen, todo = set(), [start]
-    while todo:
-        a = todo.pop()
-        if a in seen:
-            continue
-        seen.add(a)
-        todo.extend(b for b in succ[a] if (a, b) not in cut)
-    return seen
-
-
-def _slice(isa, insns, k):
-    """(start index, end index) of site k's slice."""
-    base = _mem_base(isa, insns[k])
-    start, anyload = k, None
-    for j in range(k - 1, max(-1, k - 13), -1):
-        if isa.is_ret(insns[j]) or isa.is_call(insns[j]):
-            break
-        if _is_load(isa, insns[j]) and _mem_base(isa, insns[j]) == base:
-            if isa.writes(insns[j]) is None and not re.search(r"x[r]|lr\.|arx", insns[j].mnem):
-                start = j
-                break
-            anyload = j if anyload is None else anyload
-    if start == k and anyload is not None:
-        start = anyload
-    end = k
-    for j in range(k + 1, min(len(insns), k + 9)):
-        if _touches_memory(isa, insns[j]):
-            break
-        end = j
-        if insns[j].mnem == isa.jump:
-            break
-    return start, end
+# mnemonics of branches (calls and returns are told apart first), and padding between functions' blocks
+BRANCHY = {"aarch64": re.compile(r"^(b|b\..*|cbn?z|tbn?z)$"), "riscv64": re.compile(r"^(b[a-z]*|j)$"),
+           "ppc64le": re.compile(r"^(b[a-z]*)$"), "x86_64": re.compile(r"^j[a-z]+$")}
+PADDING = {"aarch64": re.compile(r"^(nop|udf\b.*)$"), "riscv64": re.compile(r"^(nop|unimp|c\.nop)\b"),
+           "ppc64le": re.compile(r"^(nop|ori\s+r2,r2,0|trap)$"),
+           "x86_64": re.compile(r"^((data16 |cs |ds )*(nop[wl]?|xchg\s+%ax,%ax)\b.*|int3|ud2)$")}
 
 
 def _herd(isa, name, cols, init, locs, filt):
@@ -192,114 +141,6 @@ def _herd(isa, name, cols, init, locs, filt):
 def _thread(isa, text, tid, notes, reserved, args=()):
     insns = listing.parse(text)["P0"]
     return translate.thread(isa, insns, notes, tid, reserved, True, args)
-
-
-def _used(isa, insns):
-    used = translate._used_regs(insns)
-    if isa.name == "x86_64":
-        used |= {isas.X86_64._R64.get(w, w) for w in used}
-    return used
-
-
-def site_test(isa, insns, k):
-    """The herd7 test of site k (an index into the slow path's instructions):
-    (text, keys {lock, data, edge}, {exit number: target address}, notes, slice)."""
-    start, end = _slice(isa, insns, k)
-    sl = insns[start:end + 1]
-    base = _mem_base(isa, insns[k])
-    used = _used(isa, sl) | {base}
-    free = [r for r in PICK[isa.name] if r not in used]
-    if len(free) < 3:
-        raise NotTaken("no free registers for the test")
-    daddr, dval, edge = free[:3]
-    tail = sl[-1]
-    nxt = [i.addr for i in insns if i.addr > tail.addr]
-    body = [dataclass_copy(i) for i in sl]
-    if not (isa.is_ret(tail) or tail.mnem == isa.jump) and nxt:
-        body.append(listing.Insn(tail.addr + 1, isa.jump, ["0x%x" % nxt[0]], "(the fall-through out of the slice)"))
-    notes = set()
-    outside = set()
-    lines, marker = translate.thread(isa, body, notes, 1, used | {daddr, dval, edge}, True, (), outside)
-    ld = isa.render(listing.parse(_fn([_load(isa, dval, daddr)]))["P0"][0], str, True)
-    exits = {}
-    jump = {"aarch64": "B %s", "riscv64": "j %s", "ppc64le": "b %s", "x86_64": "jmp %s"}[isa.name]
-    for n, t in enumerate(sorted(outside), 1):
-        exits[n] = t
-        lines += ["Lx1_%x:" % t, isa.mov_imm(edge, n), jump % "Lexit1"]
-    lines += ["Lexit1:"] + ld + [isa.ret_text]
-    p0, m0 = _thread(isa, _fn(WRITER[isa.name]), 0, notes, set(), isa.arg_regs[:2])
-    init = ["l=1;", "x=0;", "0:%s=l;" % isa.reg_key(isa.arg_regs[0]), "0:%s=x;" % isa.reg_key(isa.arg_regs[1]),
-            "1:%s=l;" % isa.reg_key(base), "1:%s=x;" % isa.reg_key(daddr)]
-    keys = {"lock": "l", "data": "1:%s" % isa.reg_key(dval), "edge": "1:%s" % isa.reg_key(edge)}
-    filt = ["1:%s=0" % isa.reg_key(marker)] if marker else []
-    text = _herd(isa, "kv-slowpath-%x" % insns[k].addr, [p0, lines], init, [keys["lock"], keys["data"], keys["edge"]],
-                 filt)
-    return text, keys, exits, sorted(notes), (start, end)
-
-
-def dataclass_copy(i):
-    return listing.Insn(i.addr, i.mnem, list(i.ops), i.text, i.symbol, i.reloc, list(i.notes))
-
-
-def judge_site(H, isa, insns, k):
-    i = insns[k]
-    rec = {"addr": "0x%x" % i.addr, "insn": i.text.replace("\t", " ").strip()}
-    try:
-        text, keys, exits, notes, (s, e) = site_test(isa, insns, k)
-    except NotTaken as ex:
-        rec.update(verdict="not judged", reason=str(ex))
-        return rec, set()
-    rec["slice"] = ["0x%x" % insns[s].addr, "0x%x" % insns[e].addr]
-    rec["notes"] = notes
-    res = H.run(text, source=False)
-    if "error" in res or res.get("unrolled"):
-        rec.update(verdict="not judged", reason="herd7 (%s): %s" % (isa.herd_arch, res.get("error") or res["unrolled"]),
-                   herd_test=text)
-        return rec, set()
-    taken, other, weaker = set(), set(), []
-    for st in res["states"]:
-        d = dict(st)
-        took = int(d.get(keys["lock"], "0"), 0) & 0xff != 0
-        e = int(d.get(keys["edge"], "0"), 0)
-        (taken if took else other).add(e)
-        if took and d.get(keys["data"]) == "0":
-            weaker.append(" ".join("%s=%s;" % kv for kv in sorted(st)))
-    success = taken - other - {0}
-    edges = set()
-    for n in success:
-        srcs = [j.addr for j in insns[s:e + 1] if exits[n] in _targets(isa, insns, j, e)]
-        edges.update((a, exits[n]) for a in srcs)      # none: not counted (never more than the code has)
-    if weaker:
-        # Not a WEAKER of the slow path: code past an exit (not in the slice) may hold the fence
-        # (ppc64le clang-19: sthcx. at 0x9a4 exits to the lwsync at 0x974).
-        rec.update(verdict="no acquire in the slice", weaker=weaker, herd_test=text,
-                   reason="the slice alone lets the lock be taken with x read 0; the code past its exits "
-                   "may still order it")
-        return rec, set()
-    if not taken:
-        rec.update(verdict="takes no lock", reason="no execution of the slice sets the locked byte after the release")
-        return rec, set()
-    # a success edge counts only if nothing outside the slice branches into it after the RMW
-    inside = {j.addr for j in insns[s:e + 1]}
-    after = {j.addr for j in insns[k + 1:e + 1]}
-    if any(isa.branch(j) and isa.branch(j)[0] in after for j in insns if j.addr not in inside):
-        rec.update(verdict="acquire", reason="code outside the slice branches into it after the RMW: its exits "
-                   "are not counted as success edges")
-        return rec, set()
-    rec.update(verdict="acquire", success_edges=["0x%x->0x%x" % ed for ed in sorted(edges)])
-    return rec, edges
-
-
-def _targets(isa, insns, j, e):
-    """The addresses instruction j of a slice ending at index e may go to."""
-    k = insns.index(j)
-    out = set()
-    br = isa.branch(j)
-    if br:
-        out.add(br[0])
-    if not (br and not br[1]) and not isa.is_ret(j) and k + 1 < len(insns):
-        out.add(insns[k + 1].addr)
-    return out
 
 
 def judge_unlock(H, isa, funcs):
@@ -329,22 +170,6 @@ def judge_unlock(H, isa, funcs):
     else:
         rec["verdict"] = "release"
     return rec
-
-
-def ways_out(isa, insns, edges):
-    """Each return of the slow path: covered when every path to it from the entry takes a success edge."""
-    succ = _succ(isa, insns)
-    free = _reach(succ, insns[0].addr, frozenset(edges))
-    whole = _reach(succ, insns[0].addr)
-    out = []
-    for i in insns:
-        if isa.is_ret(i) and i.addr not in whole:
-            # never counted as covered: the graph has lost a path the code has
-            raise NotTaken("the control-flow graph does not reach the return at 0x%x" % i.addr)
-        if isa.is_ret(i):
-            by = sorted({"0x%x" % a for a, b in edges if i.addr in _reach(succ, b, frozenset(edges) - {(a, b)})})
-            out.append({"addr": "0x%x" % i.addr, "covered": i.addr not in free, "after": by})
-    return out
 
 
 def patched_include(root, cache, mutation):
@@ -378,27 +203,25 @@ def judge_config(H, comp, tg, argv, objdump, head, workdir):
     if not insns:
         rec.update(verdict="not judged", reason="%s not in the object" % SLOW, sites=[], ways_out=[])
         return rec
-    sites, edges = [], set()
-    for k, i in enumerate(insns):
-        if isa.writes(i) in ("rmw", "exclusive") and _mem_base(isa, i) and not re.search(r"sp\b|r1\b", _mem_base(isa, i)):
-            try:
-                r, e = judge_site(H, isa, insns, k)
-            except Exception as ex:     # the verifier's own fault: not judged, never a pass
-                r, e = {"addr": "0x%x" % i.addr, "insn": i.text, "verdict": "not judged",
-                        "reason": "verifier error: %s: %s" % (type(ex).__name__, ex)}, set()
-            sites.append(r)
-            edges |= e
-    rec["sites"] = sites
     try:
-        rec["ways_out"] = ways_out(isa, insns, edges)
+        succ = _succ(isa, insns)
+        sites, ways, tests, weaker = waysout.ways_out(H, isa, insns, succ, WIDE_PICK[isa.name])
     except NotTaken as ex:
-        rec.update(ways_out=[], verdict="not judged", reason=str(ex))
+        rec.update(sites=[], ways_out=[], verdict="not judged", reason=str(ex))
         return rec
-    if edges and rec["ways_out"] and all(w["covered"] for w in rec["ways_out"]):
+    except Exception as ex:         # the verifier's own fault: not judged, never a pass
+        rec.update(sites=[], ways_out=[], verdict="not judged", reason="verifier error: %s: %s" % (
+            type(ex).__name__, ex))
+        return rec
+    rec.update(sites=sites, ways_out=ways, paths=tests)
+    if weaker:
+        rec.update(verdict="WEAKER", weaker=weaker, reason="a way out lets the lock be taken with x read 0: %s" % (
+            ", ".join("%s->%s" % (w["path"][0], w["ret"]) for w in weaker)))
+    elif ways and all(w["covered"] for w in ways):
         rec["verdict"] = "acquire"
     else:
-        rec.update(verdict="not judged", reason="ways out not covered by a judged acquire: %s" % ", ".join(
-            w["addr"] for w in rec["ways_out"] if not w["covered"]) or "no return found")
+        rec.update(verdict="not judged", reason="ways out not proven an acquire: %s" % ", ".join(
+            w["addr"] for w in ways if not w["covered"]) if ways else "no return found")
     return rec
 
 
@@ -416,21 +239,17 @@ def run(H, comp_for, configs, cache):
 def show(recs, out):
     for r in recs:
         label = "%s/%s" % (r["target"], r["cc"])
-        acq = sum(s["verdict"] == "acquire" for s in r["sites"])
-        print("%-22s slow path: %-10s unlock: %-10s sites %d (acquire %d, no acquire alone %d, not judged %d, "
-              "no lock %d); "
+        paths = r.get("paths", [])
+        print("%-22s slow path: %-10s unlock: %-10s lock sites %d (unknown RMWs %d); paths judged %d (ordered %d); "
               "ways out %d, covered %d%s" % (
-                  label, r["verdict"], r["unlock"]["verdict"], len(r["sites"]), acq,
-                  sum(s["verdict"] == "no acquire in the slice" for s in r["sites"]),
-                  sum(s["verdict"] == "not judged" for s in r["sites"]),
-                  sum(s["verdict"] == "takes no lock" for s in r["sites"]), len(r["ways_out"]),
+                  label, r["verdict"], r["unlock"]["verdict"], sum(s["kind"] == "lock" for s in r["sites"]),
+                  sum(s["kind"] == "unknown" for s in r["sites"]), len(paths),
+                  sum(p["verdict"] == "ordered" for p in paths), len(r["ways_out"]),
                   sum(w["covered"] for w in r["ways_out"]), " -- " + r["reason"] if r.get("reason") else ""), file=out)
         for w in r["ways_out"]:
-            print("    ret at %s: %s" % (w["addr"], "after the acquire at %s" % ", ".join(w["after"]) if w["covered"]
-                                       else "NOT covered"), file=out)
-        for s in r["sites"]:
-            if s["verdict"] == "no acquire in the slice":
-                print("    no acquire in the slice of %s %s: %s" % (s["addr"], s["insn"], "; ".join(s["weaker"])),
-                      file=out)
+            print("    ret at %s: %s" % (w["addr"], "ordered by the site at %s" % ", ".join(w["after"]) if w["covered"]
+                                       else "NOT proven (%s)" % ", ".join(w["states"])), file=out)
+        for w in r.get("weaker", []):
+            print("    WEAKER way out: %s" % " ".join(w["path"]) + " -> ret " + w["ret"], file=out)
         if r["unlock"]["verdict"] == "WEAKER":
             print("    WEAKER unlock: %s" % " | ".join(r["unlock"].get("listing", [])), file=out)

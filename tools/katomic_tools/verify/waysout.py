@@ -1,0 +1,608 @@
+"""katomic verify --slowpath: every way out of the compiled slow path is an acquire.
+
+The property: when __ka_spin_lock_slowpath_v2 returns, the read of the RMW
+of the lock word that took the lock is ordered before every access after the
+return (the critical section).  It is proven on the compiled function's
+control-flow graph (CFG), in three steps, all on the compiled code:
+
+1. The lock's address.  A forward must-analysis gives, at each instruction,
+   the registers that hold lock+k: the argument register at the entry, its
+   copies (mov, mr, mv) and their additions of a constant; any other write of
+   a register, and a call for the registers the ABI does not preserve, forget
+   it.  A *lock site* is an RMW or a load-exclusive whose base holds lock+0.
+   An RMW through a base known to hold lock+k, k != 0 (the tail's 16-bit
+   xchg at lock+2) cannot write the locked byte: it is no site.  An RMW
+   through any other base (the nodes', whose address comes from the pool) is
+   *unknown*: it may be of the lock word as far as this analysis knows.
+
+2. Segments.  From each site, the CFG is followed through instructions that
+   touch no memory but the thread's own stack (and the site's own
+   store-exclusive), fences included, up to the first other memory access,
+   call or return (the segment's *end*), or a revisited instruction or
+   MAX_SEGMENT instructions (never proven).  Each path of it is a herd7 MP
+   test: P0, the reference writer, stores x=1, a full fence, then 0 to the
+   lock word (1 at the start); P1 runs the path from the site, each branch
+   that leaves the path going to a filtered failure exit, then loads x.  The
+   read of the site is copied to a register (a move: no access, no
+   dependency of the test's); registers read before they are written are 0,
+   so a compare-and-swap expecting them expects the released word.  A path
+   is an *acquire* when some execution that runs it reads 0 (P0's release:
+   the word starts at 1) and none that does also reads x=0; herd7 judges the
+   prefixes that end just after the site, after each fence and at the end,
+   and the shortest that is an acquire makes the path *ordered* from there on.
+   Ordering does not depend on the registers' values (they decide which path
+   runs, and each path is judged apart, with values under which it runs, or
+   not at all), and what orders the read before a load of x with no
+   dependency of its own (an acquire, a fence, ctrl+isync) orders it before
+   everything after it, so an ordered path stays ordered to the return.  A
+   path that reaches a return with an execution that read the release and
+   x=0 is a WEAKER of the slow path: the way out lets the critical section
+   read before the lock's acquisition.
+
+3. Ways out.  A walk of the CFG from the entry with a state per path: none
+   (no site yet), pending (a site whose path is not proven ordered), or
+   ordered (by site s).  A lock site starts a new segment whatever the state
+   (the slow path makes no RMW of lock+0 once it holds the lock: the earlier
+   ones did not take it); an unknown RMW in the ordered state must itself be
+   proven ordered (if it took the lock, its read is the one to order),
+   elsewhere it changes nothing (the state is not ordered anyway).  A site's
+   path that writes nothing keeps the state the site was entered with: a
+   retry back to the site (a compare that failed, a store-exclusive whose
+   status says it failed), or a load-exclusive's path on which its
+   store-exclusive does not run and from whose end none of its base is
+   reachable but through a load-exclusive.  A return
+   is *covered* when every state that reaches it is ordered; it names the
+   sites that order it.  The slow path is an acquire when every return is
+   covered.  Calls (clock, sched_yield, futex, nanosleep, the cold yield
+   helper) are passed over: they get no pointer to the lock, so they take no
+   lock and their accesses, after the ordering, are ordered like any other.
+"""
+import re
+
+from . import isa as isas
+from . import listing, translate
+from .isa import NotTaken
+
+MAX_SEGMENT = 40
+END, FAIL = 0xE0000, 0xF0000
+CALLEE_SAVED = {
+    "aarch64": {"x%d" % n for n in range(19, 30)} | {"sp"},
+    "riscv64": {"s%d" % n for n in range(12)} | {"sp"},
+    "ppc64le": {"r%d" % n for n in range(14, 32)} | {"r1", "r2"},
+    "x86_64": {"rbx", "rbp", "r12", "r13", "r14", "r15", "rsp"},
+}
+STACK = {"aarch64": re.compile(r"\[(sp|x29)\b"), "riscv64": re.compile(r"\(sp\)"),
+         "ppc64le": re.compile(r"\(r1\)"), "x86_64": re.compile(r"\(%rsp\)")}
+
+
+def _norm(isa, r):
+    r = r.strip().lstrip("%").lower()
+    if isa.name == "aarch64" and re.match(r"^[wx]\d+$", r):
+        return "x" + r[1:]
+    if isa.name == "x86_64":
+        return isas.X86_64._R64.get(r, r)
+    return r
+
+
+def _reg(isa, op):
+    """The register an operand names, normalised, or None (memory, immediate)."""
+    o = op.strip()
+    if isa.name == "aarch64":
+        return _norm(isa, o) if re.match(r"^([wx]\d+|sp|xzr|wzr)$", o) else None
+    if isa.name == "riscv64":
+        return o if re.match(r"^([astx]\d+|zero|ra|sp|gp|tp|fp)$", o) else None
+    if isa.name == "ppc64le":
+        return o if re.match(r"^r\d+$", o) else None
+    return _norm(isa, o) if re.match(r"^%[a-z0-9]+$", o) else None
+
+
+def _imm(isa, op):
+    o = op.strip().lstrip("#$")
+    try:
+        return int(o, 0)
+    except ValueError:
+        return None
+
+
+def mem_base(isa, i):
+    """(base register, displacement) of the instruction's memory operand, or None."""
+    for o in i.ops:
+        if isa.name == "aarch64":
+            m = re.match(r"^\[(x\d+|sp)(?:, #(-?(?:0x)?[0-9a-f]+))?\]!?$", o)
+            if m:
+                return m.group(1), int(m.group(2) or "0", 0)
+        elif isa.name in ("riscv64", "ppc64le"):
+            m = re.match(r"^(-?(?:0x)?[0-9a-f]*)\(([a-z]+\d*)\)$", o)
+            if m:
+                return m.group(2), int(m.group(1) or "0", 0)
+        else:
+            m = re.match(r"^(?:%[a-z]s:)?(-?(?:0x)?[0-9a-f]*)\(%([a-z0-9]+)\)$", o)
+            if m:
+                return _norm(isa, m.group(2)), int(m.group(1) or "0", 0)
+    if isa.name == "ppc64le" and len(i.ops) >= 3 and re.match(r"^(l|st)\w*(arx|cx\.|x)$", i.mnem):
+        if i.ops[1] == "0":
+            return i.ops[2], 0             # the indexed forms with RA=0
+        return i.ops[1], None              # base + index: no constant displacement
+    return None
+
+
+def is_rmw(isa, i):
+    """An RMW, or the load half of an LL/SC pair ("ll"), or its store half ("sc"); else None."""
+    m = i.mnem
+    w = isa.writes(i)
+    if w == "rmw":
+        return "rmw"
+    if w == "exclusive":
+        return "sc"
+    if isa.name == "aarch64" and re.match(r"^ld(a)?xr[bh]?$|^ld(a)?xp$", m):
+        return "ll"
+    if isa.name == "riscv64" and m.startswith("lr."):
+        return "ll"
+    if isa.name == "ppc64le" and m.endswith("arx"):
+        return "ll"
+    return None
+
+
+def read_reg(isa, i):
+    """The register an RMW or load-exclusive leaves the value it read in (as written), or None."""
+    m, ops = i.mnem, i.ops
+    if isa.name == "aarch64":
+        if m.startswith("cas") or re.match(r"^ld(a)?x", m):
+            return ops[0]
+        if m.startswith(("swp", "ldadd", "ldclr", "ldset", "ldeor")):
+            return ops[1]
+        return None
+    if isa.name == "riscv64":
+        return ops[0] if (m.startswith(("lr.", "amo")) and ops[0] != "zero") else None
+    if isa.name == "ppc64le":
+        return ops[0] if m.endswith("arx") else None
+    words = m.split()
+    if words[-1].startswith("cmpxchg"):
+        return "%eax"
+    if words[-1].startswith(("xchg", "xadd")):
+        return ops[0]
+    return None
+
+
+def _copy(isa, dst, src):
+    """objdump's text of a register move dst := src (as the translator reads it)."""
+    if isa.name == "aarch64":
+        return "mov", [("w" if src.startswith("w") else "x") + dst[1:], src]
+    if isa.name == "riscv64":
+        return "mv", [dst, src]
+    if isa.name == "ppc64le":
+        return "mr", [dst, src]
+    return "mov", [src, isas.X86_64._r32(dst)]
+
+
+# ------------------------------------------------------------------ the lock's address
+def _copy_or_add(isa, i):
+    """(dst, src, k) when i sets dst := src + k (k a constant, 0 for a move), else None."""
+    m, ops = i.mnem, i.ops
+    if isa.name == "x86_64":
+        if m in ("mov", "movq") and len(ops) == 2 and re.match(r"^%r", ops[0]) and re.match(r"^%r", ops[1]):
+            return _norm(isa, ops[1]), _norm(isa, ops[0]), 0
+        if m in ("lea", "leaq") and len(ops) == 2:
+            mm = re.match(r"^(-?(?:0x)?[0-9a-f]*)\(%([a-z0-9]+)\)$", ops[0])
+            if mm and re.match(r"^%r", ops[1]):
+                return _norm(isa, ops[1]), _norm(isa, mm.group(2)), int(mm.group(1) or "0", 0)
+        return None
+    if m in ("mov", "mv", "mr") and len(ops) == 2 and _reg(isa, ops[1]) and not ops[0].startswith("w"):
+        return _reg(isa, ops[0]), _reg(isa, ops[1]), 0
+    if m in ("add", "addi") and len(ops) == 3 and _reg(isa, ops[1]) and _imm(isa, ops[2]) is not None \
+            and not ops[0].startswith("w"):
+        return _reg(isa, ops[0]), _reg(isa, ops[1]), _imm(isa, ops[2])
+    return None
+
+
+NO_DEST = {
+    "aarch64": re.compile(r"^(cmp|cmn|tst|ccmp|ccmn|b(\..*)?|cbn?z|tbn?z|ret|dmb|dsb|isb|yield|nop|prfm|hint|st.*)$"),
+    "riscv64": re.compile(r"^(b.*|j|ret|fence.*|nop|s[bhwd]|pause)$"),
+    "ppc64le": re.compile(r"^(cmp.*|b.*|sync|lwsync|isync|hwsync|eieio|nop|st.*|mt.*|or 31,31,31|or 1,1,1|or 2,2,2)$"),
+}
+
+
+def _written(isa, i):
+    """The registers i may write (normalised); None: every register (a call)."""
+    if isa.is_call(i):
+        return None
+    m, ops = i.mnem, i.ops
+    out = set()
+    if isa.name == "x86_64":
+        out |= {"rax", "rdx", "rcx"}    # implicit: cmpxchg, rdtsc, cpuid, mul, div, cltq, rep...
+        words = m.split()
+        if words and words[-1].startswith(("cmp", "test", "j", "push", "ret", "nop", "pause", "mfence", "lfence",
+                                           "sfence")):
+            return out
+        if words and words[-1].startswith(("xchg", "xadd")):
+            out |= {r for r in (_reg(isa, o) for o in ops) if r}
+        if ops and _reg(isa, ops[-1]):
+            out.add(_reg(isa, ops[-1]))
+        return out
+    if NO_DEST[isa.name].match(m) and not (isa.writes(i) == "exclusive"):
+        dest = []
+    else:
+        dest = ops[:1]
+    if isa.name == "aarch64":
+        if m.startswith(("ldp", "ldxp", "ldaxp", "ldnp", "casp")):
+            dest = ops[:2]
+        if m.startswith(("swp", "ldadd", "ldclr", "ldset", "ldeor", "ldsmax", "ldumax", "ldsmin", "ldumin")):
+            dest = ops[1:2]
+        if isa.writes(i) == "exclusive":
+            dest = ops[:1]
+        for o in ops:                   # writeback: [x0, #8]! or [x0], #8
+            mm = re.match(r"^\[(x\d+|sp)", o)
+            if mm and (o.endswith("!") or o.endswith("]") and ops[-1] != o):
+                out.add(_norm(isa, mm.group(1)))
+    if isa.name == "ppc64le" and re.match(r"^(l|st)\w*u$", m):
+        b = mem_base(isa, i)
+        if b:
+            out.add(b[0])
+    if isa.name == "riscv64" and isa.writes(i) == "exclusive":
+        dest = ops[:1]
+    out |= {r for r in (_reg(isa, o) for o in dest) if r}
+    return out
+
+
+SP = {"aarch64": "sp", "riscv64": "sp", "ppc64le": "r1", "x86_64": "rsp"}
+
+
+def _transfer(isa, i, cur):
+    """The lock+k facts after i: registers by name, the stack's slots as ("sp", offset)."""
+    cur = dict(cur)
+    sp = SP[isa.name]
+    b = mem_base(isa, i)
+    words = i.mnem.split()
+    m = words[-1] if words else ""
+    if isa.name == "x86_64" and m in ("push", "pushq", "pop", "popq"):
+        r = _reg(isa, i.ops[0]) if i.ops else None
+        slots = {k: v for k, v in cur.items() if isinstance(k, tuple)}
+        regs = {k: v for k, v in cur.items() if not isinstance(k, tuple)}
+        if m.startswith("push"):
+            out = {("sp", o + 8): v for (_, o), v in slots.items()}
+            if r in regs:
+                out[("sp", 0)] = regs[r]
+        else:
+            out = {("sp", o - 8): v for (_, o), v in slots.items() if o >= 8}
+            regs.pop(r, None)
+            if ("sp", 0) in slots:
+                regs[r] = slots[("sp", 0)]
+        out.update(regs)
+        return out
+    ca = _copy_or_add(isa, i)
+    w = _written(isa, i)
+    if w is None:
+        return {r: k for r, k in cur.items() if isinstance(r, tuple) or r in CALLEE_SAVED[isa.name]}
+    if b and b[0] == sp and b[1] is None:        # an indexed stack access: any slot
+        cur = {r: k for r, k in cur.items() if not isinstance(r, tuple)}
+        b = None
+    if b and b[0] == sp and not isa.is_call(i):
+        slot = ("sp", b[1])
+        if isa.writes(i) in ("plain", "rmw", "exclusive"):
+            src = _reg(isa, i.ops[0])
+            cur.pop(slot, None)
+            if isa.writes(i) == "plain" and src in cur and i.mnem.split()[-1] in ("str", "sd", "std", "mov", "movq"):
+                cur[slot] = cur[src]
+            for r in w:
+                cur.pop(r, None)
+            return cur
+        dst = _reg(isa, i.ops[-1] if isa.name == "x86_64" else i.ops[0])
+        for r in w:
+            cur.pop(r, None)
+        if dst and slot in cur and m in ("ldr", "ld", "mov", "movq"):
+            cur[dst] = cur[slot]
+        return cur
+    if sp in (w | ({ca[0]} if ca else set())) or isa.name == "aarch64" and ca is None and i.ops and i.ops[0] == "sp":
+        slots = {r: k for r, k in cur.items() if isinstance(r, tuple)}
+        cur = {r: k for r, k in cur.items() if not isinstance(r, tuple)}
+        if isa.name == "x86_64" and m in ("sub", "add") and len(i.ops) == 2 and _imm(isa, i.ops[0]) is not None:
+            d = _imm(isa, i.ops[0]) * (1 if m == "sub" else -1)
+            cur.update({("sp", o + d): v for (_, o), v in slots.items()})
+    new = None
+    if ca and ca[1] in cur:
+        new = (ca[0], cur[ca[1]] + ca[2])
+    for r in w | ({ca[0]} if ca else set()):
+        cur.pop(r, None)
+    if new:
+        cur[new[0]] = new[1]
+    return cur
+
+
+def lock_regs(isa, insns, succ):
+    """{addr: {register or stack slot: k}}: what holds lock+k before each instruction."""
+    by = {i.addr: i for i in insns}
+    arg = _norm(isa, isa.arg_regs[0])
+    state = {insns[0].addr: {arg: 0}}
+    todo = [insns[0].addr]
+    while todo:
+        a = todo.pop()
+        cur = _transfer(isa, by[a], state[a])
+        for b in succ[a]:
+            if b not in state:
+                state[b] = cur
+                todo.append(b)
+            else:
+                meet = {r: k for r, k in state[b].items() if cur.get(r) == k}
+                if meet != state[b]:
+                    state[b] = meet
+                    todo.append(b)
+    return state
+
+
+# ------------------------------------------------------------------ segments
+def _touches(isa, i):
+    """A memory access other than the thread's own stack, a call or a return."""
+    if isa.is_call(i) or isa.is_ret(i):
+        return True
+    text = ",".join(i.ops)
+    if not re.search(r"[\[(]", text) and mem_base(isa, i) is None and not is_rmw(isa, i):
+        return False                    # (ppc's indexed forms, lwarx r9,0,r4, have no parentheses)
+    return not STACK[isa.name].search(text)
+
+
+class Judge:
+    """herd7 on one slow path's segments (results kept by path)."""
+
+    def __init__(self, H, isa, insns, succ, free_regs):
+        self.H, self.isa, self.insns, self.succ = H, isa, insns, succ
+        self.by = {i.addr: i for i in insns}
+        self.free = free_regs
+        self.memo = {}
+        self.tests = []                 # every path judged: (site, path, end, verdict, detail)
+
+    def path_test(self, path, end):
+        """The herd7 test of the path (addresses from the site), ending before `end`."""
+        isa = self.isa
+        site = self.by[path[0]]
+        base = mem_base(isa, site)[0]
+        seq = [self.by[a] for a in path]
+        used = translate._used_regs(seq) | {base}
+        if isa.name == "x86_64":
+            used |= {isas.X86_64._R64.get(w, w) for w in used} | {"rax", "rdx", "rcx"}
+        free = [r for r in self.free if r not in used]
+        if len(free) < 4:
+            raise NotTaken("no free registers for the test")
+        obs, daddr, dval, edge = free[:4]
+        rr = read_reg(isa, site)
+        if rr is None:
+            raise NotTaken("the read of %s is in no register" % site.text.strip())
+        body, addr = [], 0x1000
+        nxt = list(path[1:]) + [end]
+        for n, i in enumerate(seq):
+            want = nxt[n]
+            if HINT[isa.name].match(i.mnem):
+                continue                    # a hint: no access, no order (herd7 lacks it)
+            br = isa.branch(i)
+            if br and not br[1]:            # an unconditional jump along the path: nothing to run
+                if br[0] != want:
+                    raise NotTaken("a path that does not follow its jump")
+                continue
+            new = listing.Insn(addr, i.mnem, list(i.ops), i.text, i.symbol, i.reloc, [])
+            body.append(new)
+            addr += 4
+            if n == 0:
+                m, ops = _copy(isa, obs, rr)
+                body.append(listing.Insn(addr, m, ops, "%s %s" % (m, ",".join(ops))))
+                addr += 4
+            if br:
+                k = len(body) - 1
+                fall = self.insns[self.insns.index(i) + 1].addr if i is not self.insns[-1] else None
+                if br[0] == want and fall == want:
+                    new.ops[-1] = "%x" % (addr + 0x0)        # both ways along the path
+                elif br[0] == want:
+                    new.ops[-1] = "%x" % addr                 # taken: on; fall-through: off the path
+                    body.append(listing.Insn(addr, isa.jump, ["%x" % FAIL], "(off the path)"))
+                    addr += 4
+                    body[k].ops[-1] = "%x" % addr
+                else:
+                    new.ops[-1] = "%x" % FAIL
+        body.append(listing.Insn(addr, isa.jump, ["%x" % END], "(the path's end)"))
+        notes, outside = set(), set()
+        lines, marker = translate.thread(isa, body, notes, 1, set(used) | {obs, daddr, dval, edge}, True, (),
+                                         outside)
+        from . import slowpath as sp
+        ld = isa.render(listing.parse(sp._fn([sp._load(isa, dval, daddr)]))["P0"][0], str, True)
+        jump = {"aarch64": "B %s", "riscv64": "j %s", "ppc64le": "b %s", "x86_64": "jmp %s"}[isa.name]
+        lines = lines[:]
+        lines += ["Lx1_%x:" % END, isa.mov_imm(edge, 1)] + ld + [isa.ret_text]
+        lines += ["Lx1_%x:" % FAIL, isa.mov_imm(edge, 2), isa.ret_text]
+        p0, _ = sp._thread(isa, sp._fn(sp.WRITER[isa.name]), 0, notes, set(), isa.arg_regs[:2])
+        init = ["l=1;", "x=0;", "0:%s=l;" % isa.reg_key(isa.arg_regs[0]), "0:%s=x;" % isa.reg_key(isa.arg_regs[1]),
+                "1:%s=l;" % isa.reg_key(base), "1:%s=x;" % isa.reg_key(daddr)]
+        keys = ["1:%s" % isa.reg_key(r) for r in (obs, dval, edge)]
+        filt = ["1:%s=1" % isa.reg_key(edge)] + (["1:%s=0" % isa.reg_key(marker)] if marker else [])
+        text = sp._herd(isa, "kv-wayout-%x-%x" % (path[0], end), [p0, lines], init, keys, filt)
+        return text, keys, sorted(notes)
+
+    def judge(self, path, end):
+        """"ordered", "not ordered", "WEAKER" (an execution read the release and x=0), "not run"
+        (no execution runs the path having read the release) or "not judged"; and a detail."""
+        key = (tuple(path), end)
+        if key in self.memo:
+            return self.memo[key]
+        try:
+            text, (kobs, kval, kedge), notes = self.path_test(path, end)
+        except NotTaken as ex:
+            r = ("not judged", str(ex), None)
+        else:
+            res = self.H.run(text, source=False)
+            if "error" in res or res.get("unrolled"):
+                r = ("not judged", "herd7: %s" % (res.get("error") or res["unrolled"]), text)
+            else:
+                seen = [dict(st) for st in res["states"]]
+                rel = [d for d in seen if int(d.get(kobs, "1"), 0) == 0]
+                if not rel:
+                    r = ("not run", "no execution runs the path after reading the release", text)
+                elif any(d.get(kval) == "0" for d in rel):
+                    r = ("not ordered", "read the release and x=0", text)
+                else:
+                    r = ("ordered", "", text)
+        self.memo[key] = r
+        rec = {"site": "0x%x" % path[0], "path": ["0x%x" % a for a in path], "end": "0x%x" % end, "verdict": r[0]}
+        if r[1]:
+            rec["reason"] = r[1]
+        if r[0] != "ordered" and r[2]:
+            rec["herd_test"] = r[2]
+        self.tests.append(rec)
+        return r
+
+    def retry(self, path):
+        """A path from the site back to it that writes nothing: a compare-and-swap whose compare
+        failed, or a load-exclusive whose store-exclusive failed (the branch on its status) or
+        did not run."""
+        isa = self.isa
+        seq = [self.by[a] for a in path]
+        last = seq[-1]
+        br = isa.branch(last)
+        if not br or br[0] != path[0]:
+            return False
+        site = seq[0]
+        kind = is_rmw(isa, site)
+        if kind == "rmw":
+            if isa.name == "x86_64":
+                return len(seq) == 2 and site.mnem.split()[-1].startswith("cmpxchg") and last.mnem == "jne"
+            if isa.name == "aarch64":
+                rr = read_reg(isa, site)
+                return (len(seq) == 3 and site.mnem.startswith("cas") and seq[1].mnem == "cmp" and rr in seq[1].ops
+                        and last.mnem == "b.ne")
+            return False
+        scs = [k for k, j in enumerate(seq) if is_rmw(isa, j) == "sc"]
+        if not scs:
+            return True
+        k = scs[-1]
+        if k != len(seq) - 2:
+            return False
+        sc = seq[k]
+        if isa.name == "aarch64":
+            return last.mnem == "cbnz" and last.ops[0] == sc.ops[0]
+        if isa.name == "riscv64":
+            return (last.mnem == "bnez" and last.ops[0] == sc.ops[0]) or (
+                last.mnem == "bne" and last.ops[0] == sc.ops[0] and last.ops[1] == "zero")
+        if isa.name == "ppc64le":
+            return isa.branch_mnem(last.mnem) == "bne" and len(last.ops) == 1
+        return False
+
+    def unwritten(self, path, end):
+        """A load-exclusive's path on which its store-exclusive does not run, and from whose end
+        no store-exclusive of its base is reachable but through a load-exclusive (which the
+        store-exclusive would pair with instead): it wrote nothing (it took no lock)."""
+        isa = self.isa
+        site = self.by[path[0]]
+        if is_rmw(isa, site) != "ll":
+            return False
+        base = mem_base(isa, site)
+        if any(is_rmw(isa, self.by[a]) == "sc" for a in path):
+            return False
+        seen, todo = set(), [end]
+        while todo:
+            a = todo.pop()
+            if a in seen or is_rmw(isa, self.by[a]) == "ll":
+                continue            # a store-exclusive after another load-exclusive is that one's
+            seen.add(a)
+            if is_rmw(isa, self.by[a]) == "sc" and mem_base(isa, self.by[a]) == base:
+                return False
+            todo.extend(self.succ[a])
+        return True
+
+    def segment(self, site):
+        """[(addr, state)] where the segments from site end: state ("ord", site) or "pend";
+        and the WEAKER paths [(path, ret addr)]."""
+        isa = self.isa
+        out, weaker = [], []
+        fence = FENCE[isa.name]
+        sbase = mem_base(isa, self.by[site])
+
+        def cut(path):
+            last = self.by[path[-1]]
+            return len(path) == 1 or fence.match(last.mnem) or is_rmw(isa, last) == "sc"
+
+        def walk(a, path):
+            i = self.by[a]
+            if path and cut(path) and self.judge(path, a)[0] == "ordered":
+                out.append((a, ("ord", site)))
+                return
+            if a == site and path:
+                out.append((a, ("retry", site) if self.retry(path) else ("pend", site)))
+                return
+            own_sc = is_rmw(isa, i) == "sc" and mem_base(isa, i) == sbase
+            if path and (a in path or len(path) >= MAX_SEGMENT or (_touches(isa, i) and not own_sc)):
+                if a not in path and len(path) < MAX_SEGMENT:
+                    v = self.judge(path, a)
+                    if v[0] == "ordered":
+                        out.append((a, ("ord", site)))
+                        return
+                    if v[0] == "not ordered" and isa.is_ret(i):
+                        weaker.append((path, a))
+                out.append((a, ("retry", site) if self.unwritten(path, a) else ("pend", site)))
+                return
+            for b in self.succ[a]:
+                walk(b, path + [a])
+
+        walk(site, [])
+        return out, weaker
+
+
+HINT = {"aarch64": re.compile(r"^(yield|nop)$"), "riscv64": re.compile(r"^(nop|pause)$"),
+        "ppc64le": re.compile(r"^nop$"), "x86_64": re.compile(r"^(pause|nop[wl]?|xchg +%ax,%ax)$")}
+FENCE = {"aarch64": re.compile(r"^dmb$"), "riscv64": re.compile(r"^fence"),
+         "ppc64le": re.compile(r"^(sync|lwsync|isync|hwsync)$"), "x86_64": re.compile(r"^mfence$")}
+
+
+def ways_out(H, isa, insns, succ, free_regs):
+    """The record's sites (lock sites and the unknown RMWs judged), ways_out, verdict and reason."""
+    lr = lock_regs(isa, insns, succ)
+    by = {i.addr: i for i in insns}
+    J = Judge(H, isa, insns, succ, free_regs)
+    kind = {}
+    for i in insns:
+        r = is_rmw(isa, i)
+        if r not in ("rmw", "ll"):
+            continue
+        b = mem_base(isa, i)
+        if b is None or STACK[isa.name].search(",".join(i.ops)):
+            continue
+        regs = lr.get(i.addr, {})
+        if b[1] is None:
+            kind[i.addr] = "unknown"
+        elif b[0] in regs and regs[b[0]] + b[1] == 0:
+            kind[i.addr] = "lock"
+        elif b[0] in regs:
+            kind[i.addr] = "lock+%d" % (regs[b[0]] + b[1])
+        else:
+            kind[i.addr] = "unknown"
+    segs, weaker = {}, []
+    seen, todo = set(), [(insns[0].addr, ("none", None))]
+    at_ret = {}
+    while todo:
+        a, st = todo.pop()
+        if (a, st) in seen:
+            continue
+        seen.add((a, st))
+        i = by[a]
+        k = kind.get(a)
+        if k == "lock" or k == "unknown" and st[0] == "ord":
+            if a not in segs:
+                segs[a] = J.segment(a)
+                weaker += segs[a][1]
+            for b, s2 in segs[a][0]:
+                todo.append((b, st) if s2[0] == "retry" else (b, s2))
+            continue
+        if isa.is_ret(i):
+            at_ret.setdefault(a, set()).add(st)
+            continue
+        for b in succ[a]:
+            todo.append((b, st))
+    out = []
+    for i in insns:
+        if isa.is_ret(i):
+            sts = at_ret.get(i.addr, set())
+            if not sts:
+                raise NotTaken("the control-flow graph does not reach the return at 0x%x" % i.addr)
+            cov = all(s[0] == "ord" for s in sts)
+            out.append({"addr": "0x%x" % i.addr, "covered": cov,
+                        "after": sorted({"0x%x" % s[1] for s in sts if s[0] == "ord"}),
+                        "states": sorted({"ordered by 0x%x" % s[1] if s[0] == "ord" else "not ordered after 0x%x" % s[1]
+                                          if s[0] == "pend" else "no lock site before it" for s in sts})})
+    sites = [{"addr": "0x%x" % a, "insn": by[a].text.replace("\t", " ").strip(), "kind": kind[a],
+              "judged": a in segs} for a in sorted(kind)]
+    return sites, out, J.tests, [{"path": ["0x%x" % x for x in p], "ret": "0x%x" % r} for p, r in weaker]
