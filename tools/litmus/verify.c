@@ -154,9 +154,11 @@ static void write_unit(const struct test *T, const char *path)
 
 			if (k < 0)
 				continue;
-			sb_printf(&b, "\t\tregister %s kv_o%d __asm__(KV_REG(%d, %d)) = (%s)%s;\n",
-				  !strncmp(types[j], "__typeof__", 10) ? "intptr_t" : types[j], k, np, k,
-				  !strncmp(types[j], "__typeof__", 10) ? "intptr_t" : types[j], th->regs[j].name);
+			/* The register's own type (an untyped one's is its first value's): a
+			 * wider one makes the compiler sign-extend an int (movslq, extsw), which
+			 * herd7's X86_64 and PPC do not have. */
+			sb_printf(&b, "\t\tregister __typeof__(%s) kv_o%d __asm__(KV_REG(%d, %d)) = %s;\n",
+				  th->regs[j].name, k, np, k, th->regs[j].name);
 			nobs++;
 		}
 		sb_puts(&b, "\t\t__asm__ __volatile__(\"\"");
