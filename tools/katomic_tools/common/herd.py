@@ -150,7 +150,7 @@ class Herd:
                                                  _tree_hash(libdir, ".cat") if libdir else "-")).encode()).hexdigest()[:16]
         self.runs = self.hits = 0
 
-    def _cmd(self, path, source):
+    def _cmd(self, path, source, model=None):
         cmd = [self.herd]
         if self.libdir:
             cmd += ["-set-libdir", self.libdir]
@@ -158,17 +158,32 @@ class Herd:
             cmd += ["-conf", "linux-kernel.cfg"]
         else:
             cmd += ["-variant", "telechat", "-unroll", str(self.unroll)]
-        return cmd + [path]
+        return cmd + (["-model", model] if model else []) + [path]
 
-    def run(self, text, source, want_observation=False):
+    def model_file(self, base, extra, title):
+        """A .cat of herd7's model file `base` (read from its libdir now) with `extra` axioms added,
+        written once into the cache; None without a libdir."""
+        if not self.libdir or not os.path.isfile(os.path.join(self.libdir, base)):
+            return None
+        with open(os.path.join(self.libdir, base)) as f:
+            body = f.read().split("\n", 1)[1]
+        text = "%s\n%s\n%s\n" % (title, body, extra)
+        path = os.path.join(self.cache, "model-%s.cat" % hashlib.sha256(text.encode()).hexdigest()[:16])
+        if not os.path.isfile(path):
+            with open(path + ".tmp%d" % os.getpid(), "w") as f:
+                f.write(text)
+            os.replace(path + ".tmp%d" % os.getpid(), path)
+        return path
+
+    def run(self, text, source, want_observation=False, model=None):
         """States of a test: {"states": [frozenset of (key, value)], "flags": [...], "observation": ...}
         or {"error": msg}.  want_observation: a cached result from before herd7's Observation line was
-        kept is run again."""
+        kept is run again.  model: a .cat file (model_file()) in place of the architecture's."""
         # The time limit is not part of the key (the "/300" is the form keys had when it was, kept so
         # those results stay valid): a result is the same whatever the limit; a time-out is run again
         # only under a longer limit.
-        h = hashlib.sha256((self.key + ("S" if source else "A") + "%d/300" % self.unroll + text)
-                           .encode()).hexdigest()
+        h = hashlib.sha256((self.key + ("S" if source else "A") + "%d/300" % self.unroll
+                            + ("M" + os.path.basename(model) if model else "") + text).encode()).hexdigest()
         cpath = os.path.join(self.cache, h[:2], h + ".json")
         if os.path.isfile(cpath):
             with open(cpath) as f:
@@ -186,7 +201,7 @@ class Herd:
         self.runs += 1
         t0 = time.time()
         try:
-            p = subprocess.run(self._cmd(tpath, source), capture_output=True, text=True, timeout=self.timeout,
+            p = subprocess.run(self._cmd(tpath, source, model), capture_output=True, text=True, timeout=self.timeout,
                                cwd=self.lkmm if source else None)
             res = parse_output(p.stdout, p.stderr)
             if res.get("error") == "herd7 printed no states" and p.returncode:

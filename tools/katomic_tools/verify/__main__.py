@@ -366,8 +366,8 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
     if weaker:
         rec["herd_test"] = text
         rec["listing"] = _listing(funcs)
-        def still_weaker(patched):
-            r2 = H.run(patched, source=False)
+        def still_weaker(patched, model=None):
+            r2 = H.run(patched, source=False, model=model)
             return "states" not in r2 or bool(_project(r2["states"], keymap, keys) - set(srcstates))
         with open(t["path"]) as f:
             source_text = f.read()

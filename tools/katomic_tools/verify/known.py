@@ -10,13 +10,14 @@ import re
 PROBES = {
     "x86_64": {
         "id": "x86-cmpxchg-atomicity",
-        "pattern": re.compile(r"\bcmpxchg"),
+        "pattern": re.compile(r"\b(cmpxchg|xchg|xadd)"),
         "what": ("herd7's X86_64 model lets a locked RMW read a write coherence-after its own (x86tso.cat's "
                  "uniproc check, acyclic po-loc | com, does not see the read and write of one instruction): "
-                 "in its probe a cmpxchg succeeds on a store that overwrites it, so a lock built on cmpxchg "
-                 "is not exclusive there"),
-        # only a lock's exclusion rests on cmpxchg's atomicity alone: other WEAKERs stay WEAKER
-        "applies": re.compile(r"\bspin_(lock|trylock)"),
+                 "in its probe a cmpxchg succeeds on a store that overwrites it; with that axiom added "
+                 "(irreflexive rmw;co;rf) the WEAKER states go"),
+        # the check: the model with the RMW's own atomicity (its write is not coherence-before the
+        # write it read) must lose every WEAKER state; other WEAKERs stay WEAKER
+        "model": ("x86tso.cat", "irreflexive rmw;co;rf as rmw-own-write", "X86_64"),
         # P0's cmpxchg succeeds (r11 = 0) only by reading P1's store of 0, so its 1 is after it: s = 1
         "test": """X86_64 kv-probe-cmpxchg
 { s=5; 0:rdi=s; 1:rdi=s; }
@@ -77,7 +78,8 @@ class Known:
 
     def explains(self, isa_name, listing_text, source_text, herd_text, still_weaker):
         """The reason a WEAKER is the model's, not the code's, or None.
-        still_weaker(text): does the herd test `text` still allow a state the LKMM forbids?"""
+        still_weaker(text, model=None): does the herd test `text` (under that model) still allow a state
+        the LKMM forbids?"""
         p = self.weak(isa_name)
         if not p or not p["pattern"].search(listing_text):
             return None
@@ -87,6 +89,10 @@ class Known:
             rx, repl = p["patch"]
             patched = _patch_columns(herd_text, rx, repl)
             if patched == herd_text or still_weaker(patched):
+                return None
+        if "model" in p:
+            model = self.herd.model_file(*p["model"])
+            if model is None or still_weaker(herd_text, model):
                 return None
         return "herd7 model (%s): %s" % (p["id"], p["what"])
 
