@@ -7,6 +7,23 @@ translator never invents a meaning for an instruction."""
 import re
 
 
+def forward_must(start, entry, succ, transfer):
+    """A forward must-analysis: {addr: facts on entry to it} for every instruction reached from
+    `start`, each facts a dict that keeps a key only where every path into that point gives it the
+    same value.  succ: {addr: [successor addrs]}; transfer(addr, facts): the facts after it (a
+    new dict)."""
+    state, todo = {start: entry}, [start]
+    while todo:
+        a = todo.pop()
+        out = transfer(a, state[a])
+        for b in succ[a]:
+            meet = out if b not in state else {k: v for k, v in state[b].items() if out.get(k) == v}
+            if b not in state or meet != state[b]:
+                state[b] = meet
+                todo.append(b)
+    return state
+
+
 class NotTaken(Exception):
     """The code cannot be judged: the reason, one line."""
 
@@ -236,48 +253,44 @@ class RiscV(Isa):
         rd,rs` (what srlw by 0 computes).  "On every path" is a forward must-analysis over the
         function's branches: a register keeps a kind (argument address, zero) only where every
         path into a point gives it that kind."""
-        n = len(insns)
-        index = {i.addr: k for k, i in enumerate(insns)}
-        succ = []
+        if not insns:
+            return insns
+        by = {i.addr: i for i in insns}
+        succ = {}
         for k, i in enumerate(insns):
             br = self.branch(i)
-            out = [] if self.is_ret(i) else ([k + 1] if k + 1 < n and not (br and not br[1]) else [])
-            if br and br[0] in index:
-                out.append(index[br[0]])
-            succ.append(out)
-        state = [None] * n              # {register: "addr" | "zero"} on entry to each instruction
-        if n:
-            state[0] = {a: "addr" for a in args}
-        todo = [0] if n else []
-        while todo:
-            k = todo.pop()
-            out = self._kinds(insns[k], dict(state[k]))
-            for j in succ[k]:
-                merged = out if state[j] is None else {r: v for r, v in state[j].items() if out.get(r) == v}
-                if merged != state[j]:
-                    state[j] = merged
-                    todo.append(j)
-        for k, i in enumerate(insns):
-            kinds = state[k] or {}
-            ops = i.ops
-            if i.mnem == "and" and len(ops) == 3 and kinds.get(ops[1]) == "addr" and ops[2] in ("3", "-4"):
-                i.mnem, i.ops = ("mv", ops[:2]) if ops[2] == "-4" else ("li", [ops[0], "0"])
+            nxt = [insns[k + 1].addr] if k + 1 < len(insns) and not self.is_ret(i) and not (br and not br[1]) else []
+            succ[i.addr] = nxt + ([br[0]] if br and br[0] in by else [])
+        state = forward_must(insns[0].addr, {a: "addr" for a in args}, succ,
+                             lambda a, kinds: self._kinds(by[a], dict(kinds)))
+        for i in insns:
+            kinds, ops = state.get(i.addr, {}), i.ops
+            split = self._subword(i, kinds)
+            if split:
+                i.mnem, i.ops = ("mv", ops[:2]) if split == "addr" else ("li", [ops[0], "0"])
                 i.notes.append("a sub-word's aligned word and bit offset: each variable naturally aligned, "
                                "its sub-word at offset 0")
             elif i.mnem == "srlw" and len(ops) == 3 and kinds.get(ops[2]) == "zero":
                 i.mnem, i.ops = "sext.w", ops[:2]
         return insns
 
+    @staticmethod
+    def _subword(i, kinds):
+        """`and rd,a,-4` / `and rd,a,3` of an argument's address a: "addr" (the aligned word, a
+        itself) or "zero" (the offset); else None."""
+        ops = i.ops
+        if i.mnem == "and" and len(ops) == 3 and kinds.get(ops[1]) == "addr" and ops[2] in ("3", "-4"):
+            return "addr" if ops[2] == "-4" else "zero"
+        return None
+
     def _kinds(self, i, kinds):
         """The register kinds after i (the transfer function of prepare()'s analysis)."""
         ops = i.ops
         if not ops or self._NOREG.match(i.mnem):
             return kinds
-        rd, kind = ops[0], None
+        rd, kind = ops[0], self._subword(i, kinds)
         if i.mnem == "mv" and len(ops) == 2:
             kind = kinds.get(ops[1])
-        elif i.mnem == "and" and len(ops) == 3 and kinds.get(ops[1]) == "addr" and ops[2] in ("3", "-4"):
-            kind = "addr" if ops[2] == "-4" else "zero"
         elif i.mnem == "li" and len(ops) == 2 and ops[1] == "0":
             kind = "zero"
         elif i.mnem in ("sll", "slli", "sllw", "slliw") and len(ops) == 3 and kinds.get(ops[1]) == "zero" \

@@ -311,22 +311,8 @@ def _transfer(isa, i, cur):
 def lock_regs(isa, insns, succ):
     """{addr: {register or stack slot: k}}: what holds lock+k before each instruction."""
     by = {i.addr: i for i in insns}
-    arg = _norm(isa, isa.arg_regs[0])
-    state = {insns[0].addr: {arg: 0}}
-    todo = [insns[0].addr]
-    while todo:
-        a = todo.pop()
-        cur = _transfer(isa, by[a], state[a])
-        for b in succ[a]:
-            if b not in state:
-                state[b] = cur
-                todo.append(b)
-            else:
-                meet = {r: k for r, k in state[b].items() if cur.get(r) == k}
-                if meet != state[b]:
-                    state[b] = meet
-                    todo.append(b)
-    return state
+    return isas.forward_must(insns[0].addr, {_norm(isa, isa.arg_regs[0]): 0}, succ,
+                             lambda a, cur: _transfer(isa, by[a], cur))
 
 
 # ------------------------------------------------------------------ segments
