@@ -369,10 +369,8 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
         def still_weaker(patched, model=None):
             r2 = H.run(patched, source=False, model=model)
             return "states" not in r2 or bool(_project(r2["states"], keymap, keys) - set(srcstates))
-        with open(t["path"]) as f:
-            source_text = f.read()
-        model = K.explains(isa.name, "\n".join(i.text for insns in funcs.values() for i in insns), source_text,
-                           text, still_weaker)
+        model = K.explains(isa.name, "\n".join(i.text for insns in funcs.values() for i in insns), text,
+                           still_weaker)
         if model:
             rec.update(verdict="not judged", reason=model)
         elif CANCELS.search(bodies):
