@@ -94,14 +94,18 @@ def vmlinux_marks(kb, elf):
     return {base[s] + off for s, off in found}
 
 
-def compare(table, recordable):
-    """(missing, extra) sorted."""
-    return sorted(recordable - table), sorted(table - recordable)
-
-
-def asm_fences(table, rule, found):
-    """The sites of `rule` in the table that are the kernel's fence (LOCK_PREFIX's smp_mb())."""
-    return {k for k in rule & table if smplocks.ASM_FENCE.match(found[k][2])}
+def compare(intext, annotated, table, found, addr=lambda k: k):
+    """The decoder's table against `table` (the sites .smp_locks names in text): (counts,
+    missing, extra), missing and extra sorted.  intext: the lock sites in text, found[k] their
+    decoding, addr(k) a site's address for the rule; the kernel's own fence the table names is
+    the assembler's (smp_mb() by LOCK_PREFIX)."""
+    rule = {k for k in intext if smplocks.kept_locked(addr(k), found[k])}
+    fences = {k for k in (rule - annotated) & table if smplocks.ASM_FENCE.match(found[k][2])}
+    recordable = (intext - annotated - rule) | fences
+    counts = {"lock_sites": len(intext), "objtool": len(table), "decoder": len(recordable),
+              "kept_rule": len(rule - annotated - fences), "kept_annotated": len(annotated),
+              "asm_fences": len(fences)}
+    return counts, sorted(recordable - table), sorted(table - recordable)
 
 
 def vmlinux(kb):
@@ -123,19 +127,13 @@ def vmlinux(kb):
     intext = {a for a in found if lo <= a < hi}
     # A mark names the instruction (its label precedes it), the lock byte after a 0x66 prefix too.
     annotated = {a for a in intext if a in keep or found[a][0] in keep}
-    rule = {a for a in intext if smplocks.kept_locked(a, found[a])}
     table = {e for e in entries if lo <= e < hi}
-    fences = asm_fences(table, rule - annotated, found)
-    recordable = (intext - annotated - rule) | fences
-    missing, extra = compare(table, recordable)
+    counts, missing, extra = compare(intext, annotated, table, found)
     stray = keep - set(found) - {site[0] for site in found.values()}
-    return {"lock_sites": len(intext), "objtool": len(table), "decoder": len(recordable),
-            "kept_rule": len(rule - annotated - fences), "kept_annotated": len(annotated),
-            "asm_fences": len(fences),
-            "marks_not_locks": len(stray),
-            "entries_outside_text": len(entries) - len(table),
-            "missing": ["0x%x %s" % (a, found[a][2]) for a in missing[:SHOWN]], "n_missing": len(missing),
-            "extra": ["0x%x" % a for a in extra[:SHOWN]], "n_extra": len(extra)}
+    counts.update(marks_not_locks=len(stray), entries_outside_text=len(entries) - len(table),
+                  missing=["0x%x %s" % (a, found[a][2]) for a in missing[:SHOWN]], n_missing=len(missing),
+                  extra=["0x%x" % a for a in extra[:SHOWN]], n_extra=len(extra))
+    return counts
 
 
 def module(ko):
@@ -164,16 +162,11 @@ def module(ko):
                 keep.add((k, off))
     intext = {k for k in found if k[0] in text}
     annotated = {k for k in intext if k in keep or (k[0], found[k][0]) in keep}
-    rule = {k for k in intext if smplocks.kept_locked(k[1], found[k])}
     table = {e for e in entries if e[0] in text}
-    fences = asm_fences(table, rule - annotated, found)
-    recordable = (intext - annotated - rule) | fences
-    missing, extra = compare(table, recordable)
+    counts, missing, extra = compare(intext, annotated, table, found, addr=lambda k: k[1])
     say = lambda k: "%s+0x%x" % (m.names[k[0]], k[1])      # noqa: E731
-    return {"lock_sites": len(intext), "objtool": len(table), "decoder": len(recordable),
-            "kept_rule": len(rule - annotated - fences), "kept_annotated": len(annotated),
-            "asm_fences": len(fences),
-            "missing": [say(k) for k in missing], "extra": [say(k) for k in extra]}
+    counts.update(missing=[say(k) for k in missing], extra=[say(k) for k in extra])
+    return counts
 
 
 def modules(kb):
