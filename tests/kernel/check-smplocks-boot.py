@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from katomic_tools.common.tap import Tap            # noqa: E402
+from katomic_tools.kernel import smplocks          # noqa: E402
 from katomic_tools.kernel.tree import kcache        # noqa: E402
 
 sys.path.insert(0, HERE)
@@ -57,15 +58,12 @@ def listing(vmlinux, lst):
     return lst
 
 
-FENCE = re.compile(r"^lock (?:add|or)l? \$0x0,(?:-0x[0-9a-f]+)?\(%rsp\)$")
-
-
 def fence_tags(lst):
     """{tag: count} of the stack fences (lock add/or $0 to the stack) in .text."""
     tags = {}
     with open(lst) as f:
         for row in (l.rstrip("\n").split("\t") for l in f):
-            if len(row) == 4 and row[1] == ".text" and FENCE.match(row[2]):
+            if len(row) == 4 and row[1] == ".text" and smplocks.FENCE.match(row[2]):
                 tags[row[3]] = tags.get(row[3], 0) + 1
     return tags
 
