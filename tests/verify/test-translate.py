@@ -149,6 +149,19 @@ except isas.NotTaken as e:
 ppc = isas.ISAS["ppc64le"]
 i = listing.parse(objdump({"P0": [(0, "lwarx   r9,0,r3"), (4, "bne-    0 <P0>"), (8, "blr")]}))["P0"]
 ok(ppc.render(i[0], lambda a: "L")[0] == "lwarx r9,r0,r3", "ppc: RA=0 is written r0 (herd7 reads it as 0)")
+i = listing.parse(objdump({"P0": [(0, "ld      r10,0(r3)"), (4, "cmpdi   r10,1"), (8, "cmpd    cr7,r10,r9"),
+                                  (0xc, "beq     cr7,14 <P0+0x14>"), (0x10, "blr"), (0x14, "blr")]}))["P0"]
+i = ppc.prepare(i)
+ok([ppc.render(j, lambda a: "L")[0] for j in i[1:4]] == ["cmpwi r10,1", "cmpw r10,r9", "beq L"],
+   "ppc: cmpdi/cmpd become herd7's cmpwi/cmpw (a whole-register compare there), cr7 moved to cr0")
+def ppc_cmps(branch):
+    i = listing.parse(objdump({"P0": [(0, "ld      r10,0(r3)"), (4, "cmpldi  cr7,r10,1"), (8, branch + "     cr7,10 <P0+0x10>"),
+                                      (0xc, "blr"), (0x10, "blr")]}))["P0"]
+    return [ppc.render(j, lambda a: "L")[0] for j in ppc.prepare(i)[1:3]]
+
+
+ok(ppc_cmps("bne") == ["cmpwi r10,1", "bne L"], "ppc: an unsigned compare read only by beq/bne is the signed one")
+ok(ppc_cmps("blt") == ["cmpldi r10,1", "blt L"], "ppc: an unsigned compare read by blt stays unsigned (herd7 refuses it)")
 
 # riscv: clang leaves a branch to a local label to the linker (offset 0 in the object, objdump shows the
 # branch itself as its target): the relocation must give the target, or a forward branch reads as a loop

@@ -397,6 +397,14 @@ class Power(Isa):
     def prepare(self, insns, args=()):
         """herd7's PPC branches read cr0 only: a compare into another field and the branches on it
         are moved to cr0 when nothing between them writes cr0 (a record form, stwcx.)."""
+        # herd7 has no cmpld/cmpldi/cmplw, and an unsigned compare differs from a signed one only in
+        # LT/GT: where every branch on its cr field tests EQ, it is the signed compare
+        def field(i, n):
+            return i.ops[0] if len(i.ops) == n + 1 and re.match(r"^cr[0-7]$", i.ops[0]) else "cr0"
+        ordered = {field(i, 1) for i in insns if re.match(r"^b(lt|gt|le|ge)[+-]?$", i.mnem)}
+        for i in insns:
+            if i.mnem in ("cmpld", "cmpldi", "cmplw") and field(i, 2) not in ordered:
+                i.mnem = "cmp" + i.mnem[4:]
         last_cmp = {}
         for k, i in enumerate(insns):
             m = i.mnem.rstrip("+-")
@@ -422,8 +430,9 @@ class Power(Isa):
             ops = [o for o in ops[:-1] if o != "cr0"] + [label(br[0])]
         if m in ("nop",) or (m == "ori" and ops == ["r2", "r2", "0"]):
             return []
-        if m == "cmpd" and len(ops) == 2 and ops[0] == ops[1]:
-            m = "cmpw"                  # a register against itself: equal at any width (the acquire's ctrl idiom)
+        if m in ("cmpd", "cmpdi"):
+            m = "cmpw" + m[4:]          # herd7 has no cmpd: its cmpw/cmpwi compare the whole register (PPCSem masks
+                                        # nothing), which is the doubleword compare; the acquire's ctrl idiom among them
         if m in ("lwarx", "ldarx", "lharx", "lbarx", "stwcx.", "stdcx.", "sthcx.", "stbcx.", "lwzx", "stwx") and ops[1] == "0":
             ops[1] = "r0"               # RA=0 is the number 0: herd reads r0 there as 0 (read_reg_or_zero)
         if len(ops) == 4 and m in ("lwarx", "ldarx") and ops[3] in ("0", "1"):
