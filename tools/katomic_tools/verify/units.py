@@ -179,8 +179,10 @@ class Compiler:
 
     def _cmd(self, argv, workdir, extra_includes, src, obj):
         # herd7's C sets an intptr_t from a pointer without a cast (the corpus's `intptr_t r3=x2;`):
-        # clang, and gcc from 14, make that an error unless told it is only a warning (-w silences it)
-        cmd = argv + ["-std=gnu11", "-O2", "-w", "-Wno-error=int-conversion", "-c", "-fno-stack-protector",
+        # clang, and gcc from 14, make that an error unless told it is only a warning (-w silences it);
+        # the same two flags as the litmus harness's (tools/litmus/compile.c)
+        cmd = argv + ["-std=gnu11", "-O2", "-w", "-Wno-error=int-conversion", "-Wno-error=incompatible-pointer-types",
+                      "-c", "-fno-stack-protector",
                       "-fno-asynchronous-unwind-tables", "-I", workdir, "-I", self.include_dir]
         return cmd + sum([["-I", e] for e in list(extra_includes) + self.extra], []) + [src, "-o", obj]
 
