@@ -269,6 +269,26 @@ for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit")
                     ("herd7 (LKMM): herd7 printed no states", "herd7 LKMM error")):
     ok(_reason_class(reason) == cls, "not judged, %r: counted as %r (%r)" % (reason, cls, _reason_class(reason)))
 
+# a test herd7 ran over its limit on two configurations is not run on the others, and says so
+from katomic_tools.verify.__main__ import GiveUp  # noqa: E402
+calls = []
+
+
+def fake(reason):
+    calls.append(reason)
+    return {"verdict": "not judged", "reason": reason}
+
+
+g, t0 = GiveUp(2), {"name": "T", "path": "T.litmus"}
+recs = [g.run(0, t0, fake, r) for r in ("herd7 (PPC): herd7 ran over 10 s", "herd7 (RISCV): unexpected 'x'",
+                                        "herd7 (RISCV): herd7 ran over 10 s", "herd7 (X86_64): never run")]
+recs.append(g.run(1, dict(t0, name="U"), fake, "herd7 (X86_64): another test is run"))
+ok(len(calls) == 4 and _reason_class(recs[3]["reason"]) == "herd7 time limit" and "not run" in recs[3]["reason"],
+   "give up: after 2 time-outs of a test (not counting its other refusals) its next configuration is not run, "
+   "counted as a herd7 time limit")
+ok(calls[-1].endswith("another test is run") and GiveUp(0).run(0, t0, fake, "x") and len(calls) == 5,
+   "give up: only that test; --give-up-after 0 runs everything")
+
 
 # ---- the slow path's ways out (waysout.py): the lock's address, the sites, a retry
 from katomic_tools.verify import slowpath, waysout  # noqa: E402
