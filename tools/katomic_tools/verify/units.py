@@ -27,7 +27,9 @@ TARGETS = (
     Target("aarch64-lse", "aarch64", "aarch64-linux-gnu", "-march=armv8.1-a", "-march=armv8.1-a"),
     Target("aarch64-llsc", "aarch64", "aarch64-linux-gnu", "-march=armv8-a -mno-outline-atomics",
            "-march=armv8-a -mno-outline-atomics"),
-    Target("riscv64", "riscv64", "riscv64-linux-gnu", "", ""),
+    # -mno-relax: the assembler resolves every branch in the object (with linker relaxation clang
+    # leaves them to relocations against anonymous ".L0 " labels, which objdump cannot name)
+    Target("riscv64", "riscv64", "riscv64-linux-gnu", "-mno-relax", "-mno-relax"),
     Target("ppc64le", "ppc64le", "powerpc64le-linux-gnu", "", ""),
     Target("x86_64", "x86_64", "x86_64-linux-gnu", "", ""),
     Target("armv7", "", "arm-linux-gnueabihf", "", "", "herd7's ARM model is not translated to (yet)"),

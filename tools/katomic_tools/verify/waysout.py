@@ -301,7 +301,11 @@ def _transfer(isa, i, cur):
     new = None
     if ca and ca[1] in cur:
         new = (ca[0], cur[ca[1]] + ca[2])
-    for r in w | ({ca[0]} if ca else set()):
+    elif isa.name == "riscv64" and m in ("and", "andi") and len(i.ops) == 3 and _imm(isa, i.ops[2]) == -4 \
+            and _reg(isa, i.ops[1]) in cur:
+        # gcc's sub-word RMW works on the aligned word: lock+k rounded down (the lock word is aligned)
+        new = (_reg(isa, i.ops[0]), cur[_reg(isa, i.ops[1])] & ~3)
+    for r in w | ({ca[0]} if ca else set()) | ({new[0]} if new else set()):
         cur.pop(r, None)
     if new:
         cur[new[0]] = new[1]
