@@ -28,6 +28,12 @@
  *    miscompiles a 4-byte CAS whose expected value is not sign-extended
  *    (lr.w sign-extends): __ka_c11_cas32_relaxed() is the LR/SC loop written out,
  *    and 1- and 2-byte xchg/cmpxchg are built from it on the aligned word.
+ *  - RISC-V, gcc 13+ and clang: an acquire RMW is the relaxed RMW then
+ *    fence r,rw, as the kernel makes it.  C11's .aq orders only the RMW
+ *    itself, so spin_unlock(a); spin_lock(b) would let a read before the
+ *    unlock pass a read after the lock, which the LKMM forbids
+ *    (po-unlock-lock-po is in its ppo; `katomic verify`,
+ *    tests/litmus/MP+unlocklock-two-locks, riscv64 clang-19).
  * Acquire, release and relaxed map to C11's orders everywhere else.
  */
 #define __ka_c11_fence(o)	__atomic_thread_fence(o)
@@ -58,6 +64,7 @@
 # define __ka_c11_cas_ord_FULL(size)	__ATOMIC_RELAXED
 # define __ka_c11_cas_post_FULL		__ka_c11_full_fence
 #elif defined(__riscv)
+# define __KA_C11_ACQ_BY_FENCE 1
 # define __ka_c11_pre_FULL		__ka_c11_none
 # define __ka_c11_ord_FULL(size)	((size) >= 4 ? __ATOMIC_SEQ_CST : __ATOMIC_RELEASE)
 # define __ka_c11_post_FULL(size)	do { if ((size) < 4) __ka_c11_full_fence(size); } while (0)
@@ -73,17 +80,20 @@
 # error "atomic-c11-policy.h: no fully ordered policy for this architecture yet"
 #endif
 
-#ifdef __KA_C11_RELAXED_ONLY
+#if defined(__KA_C11_RELAXED_ONLY) || defined(__KA_C11_ACQ_BY_FENCE)
 # define __ka_c11_pre_ACQ		__ka_c11_none
 # define __ka_c11_ord_ACQ(size)		__ATOMIC_RELAXED
 # define __ka_c11_post_ACQ(size)	__ka_c11_fence(__ATOMIC_ACQUIRE)
-# define __ka_c11_pre_REL(size)		__ka_c11_fence(__ATOMIC_RELEASE)
-# define __ka_c11_ord_REL(size)		__ATOMIC_RELAXED
-# define __ka_c11_post_REL		__ka_c11_none
 #else
 # define __ka_c11_pre_ACQ		__ka_c11_none
 # define __ka_c11_ord_ACQ(size)		__ATOMIC_ACQUIRE
 # define __ka_c11_post_ACQ		__ka_c11_none
+#endif
+#ifdef __KA_C11_RELAXED_ONLY
+# define __ka_c11_pre_REL(size)		__ka_c11_fence(__ATOMIC_RELEASE)
+# define __ka_c11_ord_REL(size)		__ATOMIC_RELAXED
+# define __ka_c11_post_REL		__ka_c11_none
+#else
 # define __ka_c11_pre_REL		__ka_c11_none
 # define __ka_c11_ord_REL(size)		__ATOMIC_RELEASE
 # define __ka_c11_post_REL		__ka_c11_none

@@ -116,6 +116,16 @@ static __ka_always_inline bool __ka_rv_cas_small(volatile void *p, unsigned int 
 	__ka_x;										\
 })
 #else
+/*
+ * Acquire RMWs as the kernel makes them: the relaxed RMW, then fence r,rw.
+ * An .aq RMW orders only itself, so after spin_unlock(a) (fence rw,w; sw),
+ * a spin_lock(b) by lr.w.aq would let a read before the unlock pass a read
+ * after the lock, which the LKMM forbids (po-unlock-lock-po is in its ppo);
+ * fence r,rw orders every earlier read (katomic verify found it: the corpus's
+ * C-MP+o-mb-o+l-o-ul-l-o-ul, clang-19; tests/litmus/MP+unlocklock-two-locks).
+ */
+#define __KA_C11_ACQUIRE_BY_FENCE 1
+#define __ka_acquire_fence()  __ka_fence(__ATOMIC_ACQUIRE)
 /* Word and doubleword AMOs with .aqrl are fully ordered; LR/SC loops are not. */
 #define __ka_full_pre(size)       ((void)0)
 #define __ka_full_order(size)     ((size) >= 4 ? __ATOMIC_SEQ_CST : __ATOMIC_RELEASE)

@@ -80,24 +80,26 @@
 })
 
 #ifndef __KA_C11_RELAXED_ONLY	/* the policy may want acquire/release from fences */
+#ifndef __KA_C11_ACQUIRE_BY_FENCE	/* the policy may want acquire from a fence only */
 #define ka_arch_add_return_acquire(p, i) __atomic_add_fetch((p), (i), __ka_rmw_acquire)
-#define ka_arch_add_return_release(p, i) __atomic_add_fetch((p), (i), __ka_rmw_release)
 #define ka_arch_sub_return_acquire(p, i) __atomic_sub_fetch((p), (i), __ka_rmw_acquire)
-#define ka_arch_sub_return_release(p, i) __atomic_sub_fetch((p), (i), __ka_rmw_release)
 #define ka_arch_fetch_add_acquire(p, i)  __atomic_fetch_add((p), (i), __ka_rmw_acquire)
-#define ka_arch_fetch_add_release(p, i)  __atomic_fetch_add((p), (i), __ka_rmw_release)
 #define ka_arch_fetch_sub_acquire(p, i)  __atomic_fetch_sub((p), (i), __ka_rmw_acquire)
-#define ka_arch_fetch_sub_release(p, i)  __atomic_fetch_sub((p), (i), __ka_rmw_release)
 #define ka_arch_fetch_and_acquire(p, i)  __atomic_fetch_and((p), (i), __ka_rmw_acquire)
-#define ka_arch_fetch_and_release(p, i)  __atomic_fetch_and((p), (i), __ka_rmw_release)
 #define ka_arch_fetch_or_acquire(p, i)   __atomic_fetch_or((p), (i), __ka_rmw_acquire)
-#define ka_arch_fetch_or_release(p, i)   __atomic_fetch_or((p), (i), __ka_rmw_release)
 #define ka_arch_fetch_xor_acquire(p, i)  __atomic_fetch_xor((p), (i), __ka_rmw_acquire)
-#define ka_arch_fetch_xor_release(p, i)  __atomic_fetch_xor((p), (i), __ka_rmw_release)
 #define ka_arch_xchg_acquire(p, i)       __atomic_exchange_n((p), (i), __ka_rmw_acquire)
-#define ka_arch_xchg_release(p, i)       __atomic_exchange_n((p), (i), __ka_rmw_release)
 #define ka_arch_try_cmpxchg_acquire(p, o, n) \
 	__atomic_compare_exchange_n((p), (o), (n), false, __ka_rmw_acquire, __ATOMIC_RELAXED)
+#endif
+#define ka_arch_add_return_release(p, i) __atomic_add_fetch((p), (i), __ka_rmw_release)
+#define ka_arch_sub_return_release(p, i) __atomic_sub_fetch((p), (i), __ka_rmw_release)
+#define ka_arch_fetch_add_release(p, i)  __atomic_fetch_add((p), (i), __ka_rmw_release)
+#define ka_arch_fetch_sub_release(p, i)  __atomic_fetch_sub((p), (i), __ka_rmw_release)
+#define ka_arch_fetch_and_release(p, i)  __atomic_fetch_and((p), (i), __ka_rmw_release)
+#define ka_arch_fetch_or_release(p, i)   __atomic_fetch_or((p), (i), __ka_rmw_release)
+#define ka_arch_fetch_xor_release(p, i)  __atomic_fetch_xor((p), (i), __ka_rmw_release)
+#define ka_arch_xchg_release(p, i)       __atomic_exchange_n((p), (i), __ka_rmw_release)
 #define ka_arch_try_cmpxchg_release(p, o, n) \
 	__atomic_compare_exchange_n((p), (o), (n), false, __ka_rmw_release, __ATOMIC_RELAXED)
 #define ka_arch_add_return(p, i) __ka_full(p, __atomic_add_fetch, i)
