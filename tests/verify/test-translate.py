@@ -269,6 +269,14 @@ for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit")
                     ("herd7 (LKMM): herd7 printed no states", "herd7 LKMM error")):
     ok(_reason_class(reason) == cls, "not judged, %r: counted as %r (%r)" % (reason, cls, _reason_class(reason)))
 
+# a store both branches of an if/else make: clang hoists it out and the control dependency goes
+from katomic_tools.verify.__main__ import _same_store_both_ways  # noqa: E402
+ok(_same_store_both_ways("r1 = READ_ONCE(*x); if (r1) { WRITE_ONCE(*z, 1); WRITE_ONCE(*y,1); } "
+                         "else { WRITE_ONCE(*z, 2); WRITE_ONCE( *y, 1); }")
+   and not _same_store_both_ways("if (r1) { WRITE_ONCE(*z, 1); } else { WRITE_ONCE(*z, 2); }")
+   and not _same_store_both_ways("if (r1) { WRITE_ONCE(*y, 1); }"),
+   "a control dependency to a store both branches make is told apart (dependency folded), different stores are not")
+
 # a test herd7 ran over its limit on two configurations is not run on the others, and says so
 from katomic_tools.verify.__main__ import GiveUp  # noqa: E402
 calls = []

@@ -33,6 +33,20 @@ DEP_HINT = re.compile(r"(addr|data|ctrl|deref|dep)", re.I)
 # A dependency through arithmetic that cancels (r0 - r0, r0 ^ r0, r0 & 0): C lets a compiler fold
 # it to a constant, so no C implementation keeps it (the kernel's rcu_dereference.rst forbids it).
 CANCELS = re.compile(r"\b([A-Za-z_]\w*)\s*(?:-|\^)\s*\1\b|&\s*0\b|\*\s*0\b")
+# an if/else (no nested braces) and the stores of each branch
+IF_ELSE = re.compile(r"\bif\s*\((?:[^()]|\([^()]*\))*\)\s*\{([^{}]*)\}\s*else\s*\{([^{}]*)\}")
+STORE = re.compile(r"^(WRITE_ONCE|smp_store_release|atomic_set)\s*\(")
+
+
+def _same_store_both_ways(bodies):
+    """A store that both branches of an if/else make: the compiler may merge the two and hoist it
+    out of the if, and with it goes the control dependency (memory-barriers.txt, CONTROL
+    DEPENDENCIES); the LKMM keeps it (the corpus's LB-ctls-bothvals-a says so)."""
+    for m in IF_ELSE.finditer(bodies):
+        a, b = ({"".join(x.split()) for x in br.split(";") if STORE.match(x.strip())} for br in m.groups())
+        if a & b:
+            return True
+    return False
 
 
 def main(argv=None):
@@ -401,6 +415,9 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
             rec.update(verdict="not judged", reason=model)
         elif CANCELS.search(bodies):
             rec["cause"] = "a dependency through arithmetic that cancels: the compiler folds it (C keeps no such dependency)"
+        elif _same_store_both_ways(bodies):
+            rec["cause"] = ("a control dependency to a store both branches make: the compiler hoists it out of the "
+                            "if (memory-barriers.txt; C keeps no such dependency, the LKMM does)")
     return rec
 
 
