@@ -338,10 +338,10 @@ def _source_verdict(H, t):
 
 
 class GiveUp:
-    """A test herd7 ran over its time limit on `after` configurations is not run on the rest: the
-    corpus's four-thread lock tests take herd7 more than 15 minutes and 11 GB each on every target
-    (docs/verify.md), so their every configuration would cost the whole limit.  The jobs are queued
-    configuration by configuration, so a test's first configurations are the ones run."""
+    """A test herd7 ran over its time limit (or out of memory) on `after` configurations is not run
+    on the rest: the corpus's four-thread lock tests take herd7 more than 15 minutes and 11 GB each
+    on every target (docs/verify.md), so their every configuration would cost the whole limit.  The
+    jobs are queued configuration by configuration, so a test's first configurations are the ones run."""
 
     def __init__(self, after):
         self.after, self.timeouts, self.lock = after, collections.Counter(), threading.Lock()
@@ -352,7 +352,8 @@ class GiveUp:
                 return {"name": t["name"], "path": t["path"], "verdict": "not judged",
                         "reason": "herd7 ran over its limit on %d other configurations of this test: not run" % self.after}
         rec = fn(*args)
-        if herdmod.TIMED_OUT.search(rec.get("reason", "")):
+        why = rec.get("reason", "")
+        if herdmod.TIMED_OUT.search(why) or _reason_class(why).startswith("herd7 gave up"):
             with self.lock:
                 self.timeouts[k] += 1
         return rec
@@ -484,6 +485,7 @@ def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
 def _reason_class(reason):
     for pat, name in ((r"RCU/SRCU", "RCU/SRCU"), (r"data race", "data race (LKMM)"), (r"out-of-line call", "call"),
                       (r"unroll", "unrolling limit"), (r"herd7 ran over", "herd7 time limit"),
+                      (r"Fatal:.*Adios|Stack.overflow|[Oo]ut.of.memory", "herd7 gave up (memory or stack)"),
                       (r"herd7 \(LKMM\)", "herd7 LKMM error"),
                       (r"herd7 \(", "instruction herd7 does not take"), (r"stack access", "stack"),
                       (r"does not compile", "does not compile"), (r"malformed", "malformed")):
