@@ -343,6 +343,8 @@ class GiveUp:
     on every target (docs/verify.md), so their every configuration would cost the whole limit.  The
     jobs are queued configuration by configuration, so a test's first configurations are the ones run."""
 
+    TOO_BIG = ("herd7 time limit", "herd7 gave up (memory or stack)")
+
     def __init__(self, after):
         self.after, self.timeouts, self.lock = after, collections.Counter(), threading.Lock()
 
@@ -352,8 +354,7 @@ class GiveUp:
                 return {"name": t["name"], "path": t["path"], "verdict": "not judged",
                         "reason": "herd7 ran over its limit on %d other configurations of this test: not run" % self.after}
         rec = fn(*args)
-        why = rec.get("reason", "")
-        if herdmod.TIMED_OUT.search(why) or _reason_class(why).startswith("herd7 gave up"):
+        if _reason_class(rec.get("reason", "")) in self.TOO_BIG:
             with self.lock:
                 self.timeouts[k] += 1
         return rec
