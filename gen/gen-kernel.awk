@@ -77,7 +77,7 @@ function g_ord(k) {
 function g_body(k, T,    op, m, r, b, x, arg, test, X) {
 	op = F_op[k]; m = F_meta[k]; X = g_ord(k)
 	if (m == "l") return "return __atomic_load_n((const volatile " T " *)&v->counter, __ATOMIC_RELAXED);"
-	if (m == "s") return "__atomic_store_n((volatile " T " *)&v->counter, i, __ATOMIC_RELAXED);"
+	if (m == "s") return "__ka_c11_set((volatile " T " *)&v->counter, i);"
 	if (op == "xchg") return "return __ka_c11_xchg(" X ", &v->counter, newv);"
 	if (op == "try_cmpxchg") return "return __ka_c11_try_cmpxchg(" X ", &v->counter, old, newv);"
 	if (op == "cmpxchg") return "return __ka_c11_cmpxchg(" X ", &v->counter, old, newv);"

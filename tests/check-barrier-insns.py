@@ -12,7 +12,10 @@ checks:
   - virt_* are exactly katomic's smp_* (the kernel's virt_* are its __smp_*),
     except virt_mb on x86-64, the kernel's lock addl $0,-4(%rsp) in both
     backends, with the DS prefix of a lock that UP patching keeps;
-  - kernel.h's __smp_* are exactly the virt_* barriers.
+  - kernel.h's __smp_* are exactly the virt_* barriers;
+  - the relaxed accesses (READ_ONCE/WRITE_ONCE, atomic*_read/_set) are
+    plain loads and stores, as the kernel's: no fence, no atomic RMW (gcc
+    before 13 makes a relaxed atomic store on RISC-V an amoswap).
 Prints TAP; a missing cross compiler or objdump is a skip with a note.
 Usage: tests/check-barrier-insns.py [--cc CC]   (CC: the native compilers, default "gcc clang")
 """
@@ -70,10 +73,37 @@ def tap(good, what):
     print(("ok" if good else "not ok") + " %d - %s" % (n, what))
 
 
+# The relaxed accesses: name -> (parameters, body).  armhf: the kernel's atomic64_set is an
+# ldrexd/strexd loop (a strd is not single-copy atomic without LPAE), so it is not among them there.
+ACCESSES = {
+    "WRITE_ONCE_1": ("unsigned char *p, unsigned char v", "WRITE_ONCE(*p, v);"),
+    "WRITE_ONCE_2": ("unsigned short *p, unsigned short v", "WRITE_ONCE(*p, v);"),
+    "WRITE_ONCE_4": ("unsigned int *p, unsigned int v", "WRITE_ONCE(*p, v);"),
+    "WRITE_ONCE_8": ("unsigned long *p, unsigned long v", "WRITE_ONCE(*p, v);"),
+    "READ_ONCE_4": ("unsigned int *p, unsigned int *out", "*out = READ_ONCE(*p);"),
+    "READ_ONCE_8": ("unsigned long *p, unsigned long *out", "*out = READ_ONCE(*p);"),
+    "atomic_set": ("atomic_t *v, int i", "atomic_set(v, i);"),
+    "atomic_long_set": ("atomic_long_t *v, long i", "atomic_long_set(v, i);"),
+    "atomic64_set": ("atomic64_t *v, long long i", "atomic64_set(v, i);"),
+    "atomic_read": ("atomic_t *v, int *out", "*out = atomic_read(v);"),
+}
+# An atomic RMW or a fence, per architecture (objdump's spelling).
+NOT_PLAIN = {
+    "x86_64": r"\block\b|\bxchg|cmpxchg|fence",
+    "aarch64": r"^(ld[a-z]*xr|st[a-z]*xr|cas|swp|ldadd|ldset|ldclr|ldeor|stadd|stset|stclr|steor|dmb|dsb|isb)",
+    "ppc64le": r"larx|stcx|sync|isync",
+    "riscv64": r"^(amo|lr\.|sc\.|fence)",
+    "s390x": r"^(cs|csg|csy|laa|lao|lan|lax|bcr 14|bnor)\b",
+    "armhf": r"^(ldrex|strex|dmb|dsb|isb)",
+}
+
+
 def source():
     s = "#include <katomic/kernel.h>\n"
     for b in BARRIERS:
         s += "void f_%s(void);\nvoid f_%s(void) { %s(); }\n" % (b, b, b)
+    for name, (params, body) in ACCESSES.items():
+        s += "void f_%s(%s);\nvoid f_%s(%s) { %s }\n" % (name, params, name, params, body)
     return s
 
 
@@ -125,6 +155,12 @@ def check(label, arch, code, x86=False):
                 "%s: %s is %s (got '%s' and '%s')" % (label, v, smp, code.get(v, "?"), code.get(smp, "?")))
         k = v.replace("virt_", "__smp_")
         tap(code.get(k) == code.get(v), "%s: %s is %s ('%s')" % (label, k, v, code.get(k, "?")))
+    for a in ACCESSES:
+        if arch == "armhf" and a in ("atomic64_set", "WRITE_ONCE_8", "READ_ONCE_8"):
+            continue
+        got = code.get(a, "?")
+        bad = [i for i in got.split("; ") if re.search(NOT_PLAIN[arch], i)]
+        tap(got != "?" and not bad, "%s: %s is a plain access, no fence or RMW (got '%s')" % (label, a, got))
 
 
 def main():

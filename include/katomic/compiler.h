@@ -23,6 +23,18 @@
 #endif
 #endif
 
+/*
+ * GCC before 13 stores a relaxed atomic word or doubleword on RISC-V with
+ * amoswap, an RMW, where a naturally aligned sw/sd is single-copy atomic
+ * (RVWMO) and is what the kernel's WRITE_ONCE emits: there WRITE_ONCE and
+ * the C11 backend's relaxed stores are volatile stores (GCC 13 took the ISA
+ * manual's mapping: sw/sd).  ThreadSanitizer keeps the atomic store.
+ */
+#if defined(__riscv) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13 && \
+	!defined(__KA_TSAN)
+#define __KA_STORE_BY_VOLATILE 1
+#endif
+
 /* Yield the CPU: user-space waiters must, when threads outnumber CPUs. */
 #include <sched.h>
 #define __ka_sched_yield() ((void)sched_yield())

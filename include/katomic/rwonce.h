@@ -7,7 +7,9 @@
  * The C11 backend writes them as relaxed atomics on a volatile lvalue, so
  * that race detectors such as TSan see them for what they are.  The asm
  * backend is the kernel's reference and, like the kernel, uses a plain
- * volatile access (except under TSan): gcc-12 keeps the address of every
+ * volatile access (except under TSan), as the C11 backend's WRITE_ONCE is
+ * where the compiler stores a relaxed atomic with an RMW (compiler.h,
+ * __KA_STORE_BY_VOLATILE: RISC-V, GCC before 13).  gcc-12 keeps the address of every
  * __atomic load in a loop in a register of its own instead of folding the
  * offset into the load, and spills (docs/codegen.md, seqlock readers).
  */
@@ -21,11 +23,14 @@
 
 #if defined(KATOMIC_BACKEND_ASM) && !defined(__KA_TSAN)
 #define __ka_read_once(x) (*(const volatile __typeof__(x) *)&(x))
-#define __ka_write_once(x, val) \
-	((void)(*(volatile __typeof__(x) *)&(x) = (__typeof__(x))(val)))
 #else
 #define __ka_read_once(x) \
 	__atomic_load_n((volatile __typeof__(x) *)&(x), __ATOMIC_RELAXED)
+#endif
+#if (defined(KATOMIC_BACKEND_ASM) && !defined(__KA_TSAN)) || defined(__KA_STORE_BY_VOLATILE)
+#define __ka_write_once(x, val) \
+	((void)(*(volatile __typeof__(x) *)&(x) = (__typeof__(x))(val)))
+#else
 #define __ka_write_once(x, val) \
 	__atomic_store_n((volatile __typeof__(x) *)&(x), (__typeof__(x))(val), __ATOMIC_RELAXED)
 #endif

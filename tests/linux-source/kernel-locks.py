@@ -147,6 +147,22 @@ def run(exe, lock, threads, acq, timeout, pin=None):
     return p.returncode == 0, float(m.group(1)) if m else None, out
 
 
+def words(text, sep=r"[,\s]+"):
+    """A list option's items: space- or comma-separated (a pin list such as 0,0,1 is one item)."""
+    return [w for w in re.split(sep, text) if w]
+
+
+def known(option, items, choices):
+    """items, each one of choices, or BadInput naming the first that is not (a typo must not
+    quietly build the default)."""
+    for w in items:
+        if w not in choices:
+            raise BadInput("%s: unknown %r (one of: %s)" % (option, w, ", ".join(choices)))
+    if not items:
+        raise BadInput("%s: empty" % option)
+    return items
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", required=True)
@@ -166,12 +182,15 @@ def main():
     try:
         a.src = mirror(a.src, a.work)
         stubs = write_stubs(a.src, a.work)
-        threads = [int(t) for t in a.threads.split()]
-        bthreads = [int(t) for t in a.bench_threads.split()]
+        threads = [int(t) for t in words(a.threads)]
+        bthreads = [int(t) for t in words(a.bench_threads)]
+        backends = known("--backends", words(a.backends), ("c11", "asm"))
+        a.locks = " ".join(known("--locks", words(a.locks), LOCKS))
+        a.ccs = " ".join(words(a.ccs))
+        a.pins = " ".join(words(a.pins, sep=r"\s+"))
     except (BadInput, ValueError) as e:
         print("kernel-locks: %s" % e, file=sys.stderr)
         return 2
-    backends = a.backends.split()
     if os.uname().machine != "x86_64":
         backends = [b for b in backends if b != "asm"]
     n = fails = 0

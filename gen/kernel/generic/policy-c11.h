@@ -80,6 +80,17 @@
 # error "atomic-c11-policy.h: no fully ordered policy for this architecture yet"
 #endif
 
+/*
+ * atomic_set(): a relaxed store, except where the compiler makes that an RMW
+ * (RISC-V, gcc before 13: amoswap): there a plain store, as the kernel makes
+ * it (a naturally aligned sw/sd is single-copy atomic in RVWMO).
+ */
+#if defined(__riscv) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+# define __ka_c11_set(p, i)	((void)(*(p) = (i)))
+#else
+# define __ka_c11_set(p, i)	__atomic_store_n((p), (i), __ATOMIC_RELAXED)
+#endif
+
 #if defined(__KA_C11_RELAXED_ONLY) || defined(__KA_C11_ACQ_BY_FENCE)
 # define __ka_c11_pre_ACQ		__ka_c11_none
 # define __ka_c11_ord_ACQ(size)		__ATOMIC_RELAXED

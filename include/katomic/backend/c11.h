@@ -59,7 +59,11 @@
 
 #define ka_arch_read(p)              __atomic_load_n(__ka_vol(p), __ATOMIC_RELAXED)
 #define ka_arch_read_acquire(p)      __atomic_load_n(__ka_vol(p), __ATOMIC_ACQUIRE)
+#ifdef __KA_STORE_BY_VOLATILE		/* compiler.h: its relaxed atomic store is an RMW */
+#define ka_arch_set(p, i)            ((void)(*__ka_vol(p) = (i)))
+#else
 #define ka_arch_set(p, i)            __atomic_store_n(__ka_vol(p), (i), __ATOMIC_RELAXED)
+#endif
 #define ka_arch_set_release(p, i)    __atomic_store_n(__ka_vol(p), (i), __ATOMIC_RELEASE)
 #define ka_arch_load_acquire(p)      __atomic_load_n(__ka_vol(p), __ATOMIC_ACQUIRE)
 #define ka_arch_store_release(p, v)  __atomic_store_n(__ka_vol(p), (v), __ATOMIC_RELEASE)

@@ -39,7 +39,7 @@ static __always_inline int arch_atomic_read(const atomic_t *v)
 static __always_inline void arch_atomic_set(atomic_t *v, int i)
 {
 	__ka_c11_hot();
-	__atomic_store_n((volatile int *)&v->counter, i, __ATOMIC_RELAXED);
+	__ka_c11_set((volatile int *)&v->counter, i);
 }
 #define arch_atomic_set arch_atomic_set
 

@@ -43,7 +43,7 @@ static __always_inline s64 arch_atomic64_read(const atomic64_t *v)
 static __always_inline void arch_atomic64_set(atomic64_t *v, s64 i)
 {
 	__ka_c11_hot();
-	__atomic_store_n((volatile s64 *)&v->counter, i, __ATOMIC_RELAXED);
+	__ka_c11_set((volatile s64 *)&v->counter, i);
 }
 #define arch_atomic64_set arch_atomic64_set
 
