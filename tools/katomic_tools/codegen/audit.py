@@ -71,7 +71,7 @@ def judge_all(plan, facts_by_id, probes, table):
                 v = verdict.against_asm(c, r, _need(table.lookup("x86_64", "*", p.cls, p.shape)))
             else:
                 v = verdict.against_kernel(c, table.lookup(cfg.arch, cfg.isa, p.cls, p.shape,
-                                                           kernel_seq.probe_size(p.name)))
+                                                           kernel_seq.probe_size(p.name)), p.shape)
             rows.append({
                 "compiler": cfg.compiler, "target": cfg.target, "probe": p.name, "class": p.cls,
                 "shape": p.shape, "verdict": v.verdict, "reason": v.reason, "c11_insns": c.n,

@@ -54,6 +54,9 @@ def _shape(pattern, shape, size):
 
 
 def probe_size(name):
-    """The operand size a probe's name ends with (probe_xchg_relaxed_2 -> 2), or None."""
+    """The operand size a probe's name ends with (probe_xchg_relaxed_2 -> 2), 8 for atomic64_t's
+    ops, or None."""
     m = re.search(r"_(1|2|4|8|16)$", name)
-    return int(m.group(1)) if m else None
+    if m:
+        return int(m.group(1))
+    return 8 if re.match(r"^probe_atomic64_", name) else None

@@ -74,8 +74,9 @@ def against_asm(c, r, need):
     return Verdict("identical" if c.seq == r.seq else "same", "-", r.n, r.seq)
 
 
-def against_kernel(c, k):
-    """Other targets: C11 facts `c` against the kernel's sequence `k` (a KernelSeq or None)."""
+def against_kernel(c, k, shape=None):
+    """Other targets: C11 facts `c` against the kernel's sequence `k` (a KernelSeq or None);
+    shape: the probe's (gen/gen-probes.awk): a store may not be an RMW where the kernel's is not."""
     ks = k.kernel if k else "?"
     ref = "kernel: " + ks
     w = missing_ordering(k.need, c) if k else ""
@@ -97,6 +98,9 @@ def against_kernel(c, k):
         worse.append("extra fence")
     if c_loops > kL and kA > 0:
         worse.append("loop where the kernel has one atomic instruction")
+    if shape == "store" and c.atomics > 0 and kA == 0 and kL == 0:
+        # gcc-12 on RISC-V: a release store as fence + amoswap, where the kernel stores
+        worse.append("an atomic RMW where the kernel has a plain access")
     if worse:
         return Verdict("worse", "; ".join(worse), None, ref)
     if cF + cf < kF + kf or cF < kF:

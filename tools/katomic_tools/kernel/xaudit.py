@@ -237,7 +237,7 @@ def judge(facts, arch, isa):
         cls = m.group(1)
         if cls.startswith("b_"):
             cls = "b:" + cls[2:]
-        v = verdict.against_kernel(c, table.lookup(CG_ARCH[arch], isa, cls, m.group(2)))
+        v = verdict.against_kernel(c, table.lookup(CG_ARCH[arch], isa, cls, m.group(2)), m.group(2))
         rows.append({"probe": name[3:], "class": cls, "shape": m.group(2), "verdict": v.verdict,
                      "reason": v.reason, "c11": c.seq, "kernel": v.ref_seq})
     return rows
