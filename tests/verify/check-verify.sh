@@ -81,7 +81,7 @@ configs=$(grep -c ' slow path: ' "${TMPDIR:-/tmp}/kv-slow.$$")
 released=$(grep -c ' unlock: release ' "${TMPDIR:-/tmp}/kv-slow.$$")
 # every way out of the slow path proven an acquire on these targets (target:all = every compiler in
 # $CCS, target:gcc = gcc only); the others are printed, not gated (docs/verify.md says what stops them)
-SLOW_PROVEN=${VERIFY_SLOW_PROVEN:-aarch64-lse:all aarch64-llsc:all x86_64:all ppc64le:gcc}
+SLOW_PROVEN=${VERIFY_SLOW_PROVEN:-aarch64-lse:all aarch64-llsc:all x86_64:all ppc64le:gcc riscv64:clang-19}
 # the compilers of target:cc that $CCS has (a clang-19 row is skipped where clang-19 is missing)
 slow_ccs() {
 	if [ "${1#*:}" = all ]; then

@@ -331,6 +331,29 @@ ok(J.retry([0x1c, 0x20, 0x24, 0x28]),
 ok(waysout.mem_base(A64, fs[6]) == ("x3", 0) and "x3" not in lr[0x18],
    "ways out: an RMW through a pointer loaded from memory is of no known word (unknown)")
 
+# riscv64: clang's CAS tests its success again after the fence, against a mask another register
+# holds (s1 and s6 both 0xffff, set before the site): the failed compare followed by the success
+# branch is no path; the failed compare followed by the failure branch is one
+RVF = ["lui\ts6,0x10", "addw\ts6,s6,-1", "lui\ts1,0x10", "addw\ts1,s1,-1",
+       "lr.w\ta3,(s7)", "and\ta4,a3,s1", "bne\ta4,a1,0x24", "sc.w\ta4,a4,(s7)", "bnez\ta4,0x10",
+       "and\ta2,a3,s6", "fence\tr,rw", "bne\ta1,a2,0x10", "ret"]
+rf = slow_fn(*RVF)
+rsucc = slowpath._succ(rv, rf)
+rc = waysout.rv_consts(rv, rf, rsucc)
+ok(rc[0x10].get("s1") == 0xffff and rc[0x10].get("s6") == 0xffff,
+   "ways out: riscv constants carried to the site (lui 0x10; addw -1 = 0xffff): %s" % rc.get(0x10))
+ok(waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
+   "ways out: riscv failed compare, then the re-test taken as success: no path")
+ok(not waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x10], rc[0x10]),
+   "ways out: riscv failed compare, then the re-test failing too: a path")
+ok(not waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30]),
+   "ways out: riscv without the constants the two masks may differ: a path (no judgement)")
+ok(not waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
+   "ways out: riscv compare that succeeded, then the re-test as success: a path")
+relo = listing.parse(objdump({"P0": [(0x0, "lui\ta0,0x0", "sym"), (0x4, "ret")]}))["P0"]
+ok("a0" not in waysout.rv_consts(rv, relo, slowpath._succ(rv, relo))[0x4],
+   "ways out: a relocated lui is no constant")
+
 PPC = isas.ISAS["ppc64le"]
 lw = listing.Insn(0, "lwarx", ["r9", "0", "r4"], "lwarx   r9,0,r4")
 ok(waysout.mem_base(PPC, lw) == ("r4", 0) and waysout._touches(PPC, lw) and waysout.is_rmw(PPC, lw) == "ll",

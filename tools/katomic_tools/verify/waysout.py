@@ -330,6 +330,125 @@ def _touches(isa, i):
     return not STACK[isa.name].search(text)
 
 
+# ------------------------------------------------------------------ infeasible paths
+# riscv64: what a register holds along a path, as an expression of the values it had before the
+# path and of the loads on it (each load a value of its own).  Two branches that test one pair of
+# equal expressions both ways cannot both run: clang's CAS (lr.w; and; bne; sc.w) tests its
+# success again after the acquire fence (and; fence r,rw; beq), and a walk that takes the failed
+# compare for a retry would otherwise follow the second test to the success exit.
+_RV_OPS = re.compile(r"^(and|or|xor|add|addw|sub|subw|sll|srl|sra|sllw|srlw|sraw|mul|mulw)i?w?$")
+_RV_UNARY = re.compile(r"^(zext\.[bhw]|sext\.[bhw]|not|neg|negw)$")
+_RV_NOREG = re.compile(r"^(sb|sh|sw|sd|fence.*|j|b\w*|nop|pause|ret)$")
+
+
+def _sext32(v):
+    v &= 0xffffffff
+    return v - (1 << 32) if v >> 31 else v
+
+
+def rv_consts(isa, insns, succ):
+    """riscv64: {addr: {register: value}}, the registers every path gives one constant on entry
+    to addr (li, lui, add/addw of constants, mv; a call keeps the callee-saved s-registers)."""
+    if isa.name != "riscv64":
+        return {}
+    by = {i.addr: i for i in insns}
+
+    def transfer(a, cur):
+        i, out = by[a], dict(cur)
+        m, ops = i.mnem, i.ops
+        if isa.is_call(i):
+            return {r: v for r, v in out.items() if re.match(r"^s\d+$", r)}
+        if not ops or _RV_NOREG.match(m):
+            return out
+        rd, v = ops[0], None
+        if i.reloc:                     # a relocated immediate (lui a0,0x0 of %hi(sym)): not known
+            out.pop(rd, None)
+            return out
+        num = lambda o: int(o, 0) if re.match(r"^-?(0x[0-9a-f]+|\d+)$", o) else out.get(o)
+        if m == "li" and len(ops) == 2:
+            v = num(ops[1])
+        elif m == "lui" and len(ops) == 2 and num(ops[1]) is not None:
+            v = _sext32(num(ops[1]) << 12)
+        elif m == "mv" and len(ops) == 2:
+            v = out.get(ops[1])
+        elif m in ("add", "addi", "addw", "addiw") and len(ops) == 3:
+            x, y = num(ops[1]), num(ops[2])
+            if x is not None and y is not None:
+                v = _sext32(x + y) if m.endswith("w") else (x + y + (1 << 63)) % (1 << 64) - (1 << 63)
+        out.pop(rd, None)
+        if v is not None:
+            out[rd] = v
+        return out
+    return isas.forward_must(insns[0].addr, {}, succ, transfer)
+
+
+def infeasible(isa, insns, path, consts=None):
+    """True if no execution runs `path` (addresses, each the next's predecessor) for want of
+    values: a pair of expressions branched on as equal and as unequal.  consts: the registers
+    known constant where the path starts (rv_consts).  riscv64 only; False (no judgement)
+    elsewhere and across a call."""
+    if isa.name != "riscv64":
+        return False
+    consts = consts or {}
+    by = {i.addr: i for i in insns}
+    order = [i.addr for i in insns]
+    fall = {order[k]: order[k + 1] for k in range(len(order) - 1)}
+    regs, facts, fresh = {}, {}, [0]
+
+    def val(op):
+        if op in ("zero", "x0"):
+            return ("const", 0)
+        if re.match(r"^-?(0x[0-9a-f]+|\d+)$", op):
+            return ("const", int(op, 0))
+        if op in regs:
+            return regs[op]
+        return ("const", consts[op]) if op in consts else ("in", op)
+
+    def new():
+        fresh[0] += 1
+        return ("load", fresh[0])
+
+    for k, a in enumerate(path):
+        i = by[a]
+        m, ops = i.mnem, i.ops
+        if isa.is_call(i):
+            return False
+        br = isa.branch(i)
+        if br and m != isa.jump and k + 1 < len(path):
+            if br[0] == fall.get(a):
+                continue                # the target is the next instruction: both ways lead there
+            taken = path[k + 1] == br[0]
+            if m in ("beq", "bne") and len(ops) >= 3:
+                x, y = val(ops[0]), val(ops[1])
+            elif m in ("beqz", "bnez") and len(ops) >= 2:
+                x, y = val(ops[0]), ("const", 0)
+            else:
+                continue
+            eq = taken == (m in ("beq", "beqz"))
+            if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
+                return True
+            key = tuple(sorted((repr(x), repr(y))))
+            if facts.setdefault(key, eq) != eq:
+                return True
+            continue
+        if not ops or _RV_NOREG.match(m):
+            continue
+        rd = ops[0]
+        if i.reloc:
+            regs[rd] = new()            # a relocated immediate: its value is the linker's
+        elif m == "mv" and len(ops) == 2:
+            regs[rd] = val(ops[1])
+        elif m == "li" and len(ops) == 2:
+            regs[rd] = val(ops[1])
+        elif _RV_OPS.match(m) and len(ops) == 3:
+            regs[rd] = (m, val(ops[1]), val(ops[2]))
+        elif _RV_UNARY.match(m) and len(ops) == 2:
+            regs[rd] = (m, val(ops[1]))
+        else:
+            regs[rd] = new()            # a load, an RMW, sc's status, anything else: a value of its own
+    return False
+
+
 class Judge:
     """herd7 on one slow path's segments (results kept by path)."""
 
@@ -339,6 +458,7 @@ class Judge:
         self.free = free_regs
         self.memo = {}
         self.tests = []                 # every path judged: (site, path, end, verdict, detail)
+        self.consts = rv_consts(isa, insns, succ)
 
     def path_test(self, path, end):
         """The herd7 test of the path (addresses from the site), ending before `end`."""
@@ -526,7 +646,8 @@ class Judge:
                 out.append((a, ("retry", site) if self.unwritten(path, a) else ("pend", site)))
                 return
             for b in self.succ[a]:
-                walk(b, path + [a])
+                if not infeasible(isa, self.insns, path + [a, b], self.consts.get(site)):
+                    walk(b, path + [a])
 
         walk(site, [])
         return out, weaker
