@@ -339,16 +339,17 @@ RVF = ["lui\ts6,0x10", "addw\ts6,s6,-1", "lui\ts1,0x10", "addw\ts1,s1,-1",
        "and\ta2,a3,s6", "fence\tr,rw", "bne\ta1,a2,0x10", "ret"]
 rf = slow_fn(*RVF)
 rsucc = slowpath._succ(rv, rf)
+rby = {i.addr: i for i in rf}
 rc = waysout.rv_consts(rv, rf, rsucc)
 ok(rc[0x10].get("s1") == 0xffff and rc[0x10].get("s6") == 0xffff,
    "ways out: riscv constants carried to the site (lui 0x10; addw -1 = 0xffff): %s" % rc.get(0x10))
-ok(waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
+ok(waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
    "ways out: riscv failed compare, then the re-test taken as success: no path")
-ok(not waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x10], rc[0x10]),
+ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x10], rc[0x10]),
    "ways out: riscv failed compare, then the re-test failing too: a path")
-ok(not waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30]),
+ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30]),
    "ways out: riscv without the constants the two masks may differ: a path (no judgement)")
-ok(not waysout.infeasible(rv, rf, [0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
+ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
    "ways out: riscv compare that succeeded, then the re-test as success: a path")
 relo = listing.parse(objdump({"P0": [(0x0, "lui\ta0,0x0", "sym"), (0x4, "ret")]}))["P0"]
 ok("a0" not in waysout.rv_consts(rv, relo, slowpath._succ(rv, relo))[0x4],

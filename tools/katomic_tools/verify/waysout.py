@@ -338,7 +338,8 @@ def _touches(isa, i):
 # compare for a retry would otherwise follow the second test to the success exit.
 _RV_OPS = re.compile(r"^(and|or|xor|add|addw|sub|subw|sll|srl|sra|sllw|srlw|sraw|mul|mulw)i?w?$")
 _RV_UNARY = re.compile(r"^(zext\.[bhw]|sext\.[bhw]|not|neg|negw)$")
-_RV_NOREG = re.compile(r"^(sb|sh|sw|sd|fence.*|j|b\w*|nop|pause|ret)$")
+# writes no register (branches are isa.branch's: Zbs's bset, bclr... do write one)
+_RV_NOREG = re.compile(r"^(sb|sh|sw|sd|fence.*|nop|pause|ret)$")
 
 
 def _sext32(v):
@@ -358,7 +359,7 @@ def rv_consts(isa, insns, succ):
         m, ops = i.mnem, i.ops
         if isa.is_call(i):
             return {r: v for r, v in out.items() if re.match(r"^s\d+$", r)}
-        if not ops or _RV_NOREG.match(m):
+        if not ops or _RV_NOREG.match(m) or isa.branch(i):
             return out
         rd, v = ops[0], None
         if i.reloc:                     # a relocated immediate (lui a0,0x0 of %hi(sym)): not known
@@ -382,17 +383,14 @@ def rv_consts(isa, insns, succ):
     return isas.forward_must(insns[0].addr, {}, succ, transfer)
 
 
-def infeasible(isa, insns, path, consts=None):
+def infeasible(isa, by, succ, path, consts=None):
     """True if no execution runs `path` (addresses, each the next's predecessor) for want of
-    values: a pair of expressions branched on as equal and as unequal.  consts: the registers
-    known constant where the path starts (rv_consts).  riscv64 only; False (no judgement)
-    elsewhere and across a call."""
+    values: a pair of expressions branched on as equal and as unequal.  by: {addr: Insn};
+    succ: the control-flow graph; consts: the registers known constant where the path starts
+    (rv_consts).  riscv64 only; False (no judgement) elsewhere and across a call."""
     if isa.name != "riscv64":
         return False
     consts = consts or {}
-    by = {i.addr: i for i in insns}
-    order = [i.addr for i in insns]
-    fall = {order[k]: order[k + 1] for k in range(len(order) - 1)}
     regs, facts, fresh = {}, {}, [0]
 
     def val(op):
@@ -414,22 +412,21 @@ def infeasible(isa, insns, path, consts=None):
         if isa.is_call(i):
             return False
         br = isa.branch(i)
-        if br and m != isa.jump and k + 1 < len(path):
-            if br[0] == fall.get(a):
-                continue                # the target is the next instruction: both ways lead there
-            taken = path[k + 1] == br[0]
-            if m in ("beq", "bne") and len(ops) >= 3:
-                x, y = val(ops[0]), val(ops[1])
-            elif m in ("beqz", "bnez") and len(ops) >= 2:
-                x, y = val(ops[0]), ("const", 0)
-            else:
-                continue
-            eq = taken == (m in ("beq", "beqz"))
-            if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
-                return True
-            key = tuple(sorted((repr(x), repr(y))))
-            if facts.setdefault(key, eq) != eq:
-                return True
+        if br:
+            # a conditional branch with two ways out (not one whose target is the next instruction)
+            if br[1] and k + 1 < len(path) and len(set(succ[a])) == 2:
+                if m in ("beq", "bne") and len(ops) >= 3:
+                    x, y = val(ops[0]), val(ops[1])
+                elif m in ("beqz", "bnez") and len(ops) >= 2:
+                    x, y = val(ops[0]), ("const", 0)
+                else:
+                    continue
+                eq = (path[k + 1] == br[0]) == (m in ("beq", "beqz"))
+                if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
+                    return True
+                key = tuple(sorted((repr(x), repr(y))))
+                if facts.setdefault(key, eq) != eq:
+                    return True
             continue
         if not ops or _RV_NOREG.match(m):
             continue
@@ -646,7 +643,7 @@ class Judge:
                 out.append((a, ("retry", site) if self.unwritten(path, a) else ("pend", site)))
                 return
             for b in self.succ[a]:
-                if not infeasible(isa, self.insns, path + [a, b], self.consts.get(site)):
+                if not infeasible(isa, self.by, self.succ, path + [a, b], self.consts.get(site)):
                     walk(b, path + [a])
 
         walk(site, [])
