@@ -57,6 +57,7 @@
 #elif defined(__riscv) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
 # define __KA_C11_RELAXED_ONLY 1
 # define __KA_C11_NO_SUBWORD 1
+# define __KA_C11_SET_PLAIN 1
 # define __ka_c11_pre_FULL		__ka_c11_full_fence
 # define __ka_c11_ord_FULL(size)	__ATOMIC_RELAXED
 # define __ka_c11_post_FULL		__ka_c11_full_fence
@@ -82,10 +83,11 @@
 
 /*
  * atomic_set(): a relaxed store, except where the compiler makes that an RMW
- * (RISC-V, gcc before 13: amoswap): there a plain store, as the kernel makes
- * it (a naturally aligned sw/sd is single-copy atomic in RVWMO).
+ * (__KA_C11_SET_PLAIN; RISC-V, gcc before 13: amoswap): there a plain store,
+ * as the kernel makes it (a naturally aligned sw/sd is single-copy atomic in
+ * RVWMO).
  */
-#if defined(__riscv) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#ifdef __KA_C11_SET_PLAIN
 # define __ka_c11_set(p, i)	((void)(*(p) = (i)))
 #else
 # define __ka_c11_set(p, i)	__atomic_store_n((p), (i), __ATOMIC_RELAXED)
