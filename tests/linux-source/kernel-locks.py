@@ -147,9 +147,10 @@ def run(exe, lock, threads, acq, timeout, pin=None):
     return p.returncode == 0, float(m.group(1)) if m else None, out
 
 
-def words(text, sep=r"[,\s]+"):
-    """A list option's items: space- or comma-separated (a pin list such as 0,0,1 is one item)."""
-    return [w for w in re.split(sep, text) if w]
+def words(text):
+    """A list option's items, space- or comma-separated (--pins, whose items hold commas, splits
+    on spaces only)."""
+    return [w for w in re.split(r"[,\s]+", text) if w]
 
 
 def known(option, items, choices):
@@ -180,14 +181,13 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     try:
-        a.src = mirror(a.src, a.work)
-        stubs = write_stubs(a.src, a.work)
         threads = [int(t) for t in words(a.threads)]
         bthreads = [int(t) for t in words(a.bench_threads)]
         backends = known("--backends", words(a.backends), ("c11", "asm"))
-        a.locks = " ".join(known("--locks", words(a.locks), LOCKS))
-        a.ccs = " ".join(words(a.ccs))
-        a.pins = " ".join(words(a.pins, sep=r"\s+"))
+        locks = known("--locks", words(a.locks), LOCKS)
+        ccs, pins = words(a.ccs), a.pins.split()
+        a.src = mirror(a.src, a.work)
+        stubs = write_stubs(a.src, a.work)
     except (BadInput, ValueError) as e:
         print("kernel-locks: %s" % e, file=sys.stderr)
         return 2
@@ -202,7 +202,7 @@ def main():
         print("%s %d - %s" % ("ok" if ok else "not ok", n, what), flush=True)
 
     exes = []
-    for cc in a.ccs.split():
+    for cc in ccs:
         for b in backends:
             for plain in ([False, True] if a.bench else [False]):
                 exe, name, rc, out, ours = build(cc, b, plain, a.src, stubs, a.work)
@@ -229,9 +229,9 @@ def main():
             "lock", "thr", "build", "plain s med (min-max)", "katomic s med (min-max)", "paired", "ranked",
             "plain stalls", "katomic stalls"))
         runs_out = open(a.runs_out, "a", encoding="utf-8") if a.runs_out else None
-        for lock, t, pin in [(l, t, p) for l in a.locks.split() for p in a.pins.split() for t in bthreads]:
+        for lock, t, pin in [(l, t, p) for l in locks for p in pins for t in bthreads]:
                 print("# pin %s" % pin, flush=True)
-                for cc in a.ccs.split():
+                for cc in ccs:
                     for b in backends:
                         if (cc, b, True) not in by or (cc, b, False) not in by:
                             continue
