@@ -261,6 +261,27 @@ ex = rv.expand(i[0], i, lambda: "s11", "Lfail0", set())
 ok(ex == ["sub x27,zero,x15", "or x27,x27,x15", "slt x5,x27,zero", "xori x5,x5,1"],
    "riscv: seqz from (0-rs)|rs's sign, no branch (no control dependency added): %s" % ex)
 
+# ppc: spin_is_locked's `cntlzw d,s` ... `srwi d,d,5` (s == 0) has no herd7 form: fused into one
+# branch-free iszero where the srwi is d's next use; srwi/slwi are herd7's rlwinm
+def ppc_iszero(*mid):
+    return ppc.prepare(listing.parse(x86_fn("lwz\tr9,0(r3)", "lwz\tr8,0(r3)", "cntlzw\tr9,r9", *mid, "blr"))["P0"])
+i = ppc_iszero("cntlzw\tr8,r8", "srwi\tr9,r9,5", "srwi\tr8,r8,5")
+ok([j.mnem for j in i[2:6]] == ["kv.iszero", "kv.iszero", "nop", "nop"],
+   "ppc: interleaved cntlzw/srwi 5 pairs fused: %s" % [j.mnem for j in i])
+spares = iter(("r31", "r30"))
+ex = ppc.expand(i[2], i, lambda: next(spares), "Lfail0", set())
+ok(ex == ["li r31,0", "sub r31,r31,r9", "or r31,r31,r9", "lis r30,-32768", "and r31,r31,r30",
+          "divw r31,r31,r30", "xori r9,r31,1"],
+   "ppc: iszero from (0-s)|s's sign, no branch (no control dependency added), no compare: %s" % ex)
+i = ppc_iszero("srwi\tr9,r9,4")
+ok(i[2].mnem == "cntlzw", "ppc: cntlzw with another shift is left alone (herd7 refuses it)")
+i = ppc_iszero("mr\tr7,r9", "srwi\tr9,r9,5")
+ok(i[2].mnem == "cntlzw", "ppc: cntlzw whose count is read elsewhere is left alone")
+i = ppc_iszero("bne\t18 <P0+0x18>", "srwi\tr9,r9,5")
+ok(i[2].mnem == "cntlzw", "ppc: cntlzw and srwi across a branch are left alone")
+ok([ppc.render(listing.parse(x86_fn(t))["P0"][0], lambda a: "L")[0] for t in ("srwi\tr9,r8,5", "slwi\tr9,r8,3")]
+   == ["rlwinm r9,r8,27,5,31", "rlwinm r9,r8,3,0,28"], "ppc: srwi/slwi as rlwinm")
+
 # ---- the reasons a test is not judged are counted by class: a time limit is not an instruction
 from katomic_tools.verify.__main__ import _reason_class  # noqa: E402
 for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit"),
@@ -412,6 +433,14 @@ if h7:
                                   threads=[{"id": 0, "args": ["x", "y"], "observed": []}]))[0], source=False)
     ok(res.get("states") == [frozenset([("y", "1")])], "herd7: x86 jl on 1 < 1 falls through (the store kept): %s"
        % res.get("states"))
+    # ppc: the fused iszero is C's (low word == 0) for the words a 32-bit compare tells apart
+    for v in (0, 1, 2, 0x40000000, 0x7fffffff, 0x80000000, 0xffffffff):
+        lines, _ = translate.thread(ppc, ppc_iszero("srwi\tr9,r9,5")[:1] + ppc_iszero("srwi\tr9,r9,5")[2:],
+                                    set(), 0, {"r3", "r9"})
+        res = H.run("PPC iszero%d\n{ x=%d; 0:r3=x; }\n P0 ;\n%s\nlocations [0:r9]\nexists (0:r9=0)\n"
+                    % (v, v, "\n".join(" %s ;" % ln for ln in lines)), source=False)
+        ok(res.get("states") == [frozenset([("0:r9", "1" if v == 0 else "0")])],
+           "herd7: ppc cntlzw/srwi 5 of %#x is %d: %s" % (v, v == 0, res))
     # riscv: the masked sub-word xchg keeps its store, its value and the fence after it
     rb = [frozenset([("0:x6", "0"), ("1:x6", "0")])]
     fenced, bare = (H.run(rv_sb(f)[0].replace("locations [", "locations [x; y; "), source=False) for f in (True, False))

@@ -419,7 +419,43 @@ class Power(Isa):
                 if insns[c].ops[0] == field:
                     insns[c].ops = insns[c].ops[1:]
                 i.ops = i.ops[1:]
+        self._fuse_iszero(insns)
         return insns
+
+    @staticmethod
+    def _fuse_iszero(insns):
+        """`cntlzw d,s` ... `srwi d,d,5` is C's `s == 0` (32 leading zeros only for a zero word):
+        herd7 has no cntlzw, so the pair becomes one `kv.iszero d,s` (expand()), the srwi dropped.
+        Only when the srwi is the next instruction to touch d and no branch or branch target
+        lies between (straight-line: d's count is read by nothing else)."""
+        targets = {int(j.ops[-1], 16) for j in insns
+                   if j.mnem.rstrip("+-") in ("b", "beq", "bne", "blt", "bgt", "ble", "bge") and j.ops}
+        for k, i in enumerate(insns):
+            if i.mnem != "cntlzw" or len(i.ops) != 2:
+                continue
+            d = i.ops[0]
+            for j in insns[k + 1:]:
+                if j.addr in targets or j.mnem.rstrip("+-").startswith("b"):
+                    break
+                if d not in j.ops:
+                    continue
+                if j.mnem == "srwi" and j.ops == [d, d, "5"]:
+                    i.mnem = "kv.iszero"
+                    j.mnem = "nop"
+                break
+
+    def expand(self, i, insns, spare, fail, notes):
+        """kv.iszero d,s (_fuse_iszero) from instructions herd7 has, with the same data dependency
+        of d on s and no branch (a branch would add a control dependency) nor compare (cr0 may be
+        live): t = (0 - s) | s has its sign bit set exactly when s != 0; and with m = 0x80000000
+        and divided by m it is 1 or 0.  herd7's PPC values are words (a shift by rlwinm there
+        loses bit 31, hence the division); test-translate runs it through herd7."""
+        if i.mnem != "kv.iszero":
+            return None
+        d, s = i.ops
+        t, m = spare(), spare()
+        return ["li %s,0" % t, "sub %s,%s,%s" % (t, t, s), "or %s,%s,%s" % (t, t, s), "lis %s,-32768" % m,
+                "and %s,%s,%s" % (t, t, m), "divw %s,%s,%s" % (t, t, m), "xori %s,%s,1" % (d, t)]
 
     def render(self, i, label, widen=False):
         m, ops = i.mnem.rstrip("+-"), list(i.ops)
@@ -430,6 +466,11 @@ class Power(Isa):
             ops = [o for o in ops[:-1] if o != "cr0"] + [label(br[0])]
         if m in ("nop",) or (m == "ori" and ops == ["r2", "r2", "0"]):
             return []
+        if m in ("srwi", "slwi") and len(ops) == 3:   # herd7 knows only rlwinm, which these are
+            n = int(ops[2], 0)
+            ops = [ops[0], ops[1]] + (["%d" % (32 - n), "%d" % n, "31"] if m == "srwi" else
+                                      ["%d" % n, "0", "%d" % (31 - n)])
+            m = "rlwinm"
         if m in ("cmpd", "cmpdi"):
             m = "cmpw" + m[4:]          # herd7 has no cmpd: its cmpw/cmpwi compare the whole register (PPCSem masks
                                         # nothing), which is the doubleword compare; the acquire's ctrl idiom among them
