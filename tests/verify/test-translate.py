@@ -282,6 +282,26 @@ ok(i[2].mnem == "cntlzw", "ppc: cntlzw and srwi across a branch are left alone")
 ok([ppc.render(listing.parse(x86_fn(t))["P0"][0], lambda a: "L")[0] for t in ("srwi\tr9,r8,5", "slwi\tr9,r8,3")]
    == ["rlwinm r9,r8,27,5,31", "rlwinm r9,r8,3,0,28"], "ppc: srwi/slwi as rlwinm")
 
+# x86: the epilogue's restores of callee-saved registers (pops followed by pops and ret) and their
+# pushes are no-ops (a thread has no caller), and take no stack slot; any other pop keeps both
+def x86_saves(*insns):
+    return [(j.mnem, j.ops) for j in x86.prepare(listing.parse(x86_fn(*insns))["P0"])]
+got = x86_saves("push   %rbp", "push   %rbx", "mov    $0x1,%ebx", "mov    %ebx,(%rdi)", "pop    %rbx",
+                "pop    %rbp", "ret")
+ok([m for m, _ in got] == ["nop", "nop", "mov", "mov", "nop", "nop", "ret"], "x86: callee-saved restores dropped: %s" % got)
+got = x86_saves("push   %rbx", "pop    %rbx", "mov    %ebx,(%rdi)", "push   %rbx", "pop    %rbx", "ret")
+ok([m for m, _ in got] == ["push", "pop", "mov", "push", "pop", "ret"],
+   "x86: a pop whose value is read after it keeps every push and pop of its register: %s" % got)
+got = x86_saves("push   %r11", "pop    %r11", "ret")
+ok([m for m, _ in got] == ["push", "pop", "ret"], "x86: a caller-saved register's push/pop is kept: %s" % got)
+lines, _ = translate.thread(x86, listing.parse(x86_fn(*["push   %%%s" % r for r in ("rbp", "r15", "r14", "r12", "rbx")],
+                                                      "mov    $0x1,%ebp", "mov    %ebp,(%rdi)",
+                                                      *["pop    %%%s" % r for r in ("rbx", "r12", "r14", "r15", "rbp")],
+                                                      "ret"))["P0"], set(), 0,
+                            {"rdi", "rsi", "rdx", "rcx", "rax", "r13", "r11", "r10", "r9", "r8"})
+ok(lines == ["mov $1,%ebp", "mov %ebp,(%rdi)", "ret"],
+   "x86: five callee-saved pushes with one spare register left: translated: %s" % lines)
+
 # ---- the reasons a test is not judged are counted by class: a time limit is not an instruction
 from katomic_tools.verify.__main__ import _reason_class  # noqa: E402
 for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit"),

@@ -590,11 +590,36 @@ class X86_64(Isa):
     def _family(self, op):
         return self._R64.get(op[1:]) if op.startswith("%") else None
 
+    _CALLEE_SAVED = ("%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15")
+
+    def _drop_callee_saves(self, insns):
+        """A thread has no caller: the epilogue's `pop` of a callee-saved register, followed by
+        nothing but other pops and `ret`, restores a value nothing reads; and a `push` of a register
+        whose every pop is such a restore saves it for nobody.  Both become no-ops (their addresses
+        stay, a branch may target them), so they take no spare register for their stack slot: a
+        thread with five such saves ran out of them (the kernel layer with clang-19)."""
+        def restore(k):
+            for j in insns[k + 1:]:
+                if self.is_ret(j):
+                    return True
+                if not j.mnem.startswith("pop"):
+                    return False
+            return False
+        pops = {}
+        for k, i in enumerate(insns):
+            if i.mnem.startswith("pop") and len(i.ops) == 1 and i.ops[0] in self._CALLEE_SAVED:
+                pops.setdefault(i.ops[0], []).append(restore(k))
+        dead = {r for r, rs in pops.items() if all(rs)}
+        for i in insns:
+            if i.mnem.startswith(("push", "pop")) and len(i.ops) == 1 and i.ops[0] in dead:
+                i.mnem, i.ops = "nop", []
+
     def prepare(self, insns, args=()):
         """herd7's X86_64 has no setCC and no 8-bit registers: `setCC %Xb` becomes a branch writing
         0 or 1 to all of X, which is what the code computes when X's other bits are zero: the
         setCC is followed by `movzbl %Xb,...` (rewritten as a 64-bit move), or X's last write
         before it is `xor X,X`.  Anything else is not taken."""
+        self._drop_callee_saves(insns)
         for k, i in enumerate(insns):
             m = self._SETCC.match(i.mnem)
             if not m:
