@@ -363,6 +363,14 @@ class GiveUp:
 def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir):
     isa = isas.ISAS[tg.isa]
     rec = {"name": t["name"], "path": t["path"]}
+    for th in t["threads"]:
+        free = units.out_regs(isa, len(th["args"]), 99)
+        if len(th["observed"]) > len(free):
+            # each observed register leaves in a caller-saved register no argument arrives in
+            rec.update(verdict="not judged", reason="more observed registers than free caller-saved registers: "
+                       "P%d has %d, %s has %d beside %d arguments" % (th["id"], len(th["observed"]), tg.isa,
+                                                                      len(free), len(th["args"])))
+            return rec
     try:
         with open(os.path.join(t["_dir"], t["unit"])) as f:
             unit = f.read()
@@ -489,7 +497,8 @@ def _reason_class(reason):
                       (r"Fatal:.*Adios|Stack.overflow|[Oo]ut.of.memory", "herd7 gave up (memory or stack)"),
                       (r"herd7 \(LKMM\)", "herd7 LKMM error"),
                       (r"herd7 \(", "instruction herd7 does not take"), (r"stack access", "stack"),
-                      (r"does not compile", "does not compile"), (r"malformed", "malformed")):
+                      (r"does not compile", "does not compile"), (r"malformed", "malformed"),
+                      (r"more observed registers", "more observed registers than free registers")):
         if re.search(pat, reason):
             return name
     return reason[:60]
