@@ -363,6 +363,10 @@ class GiveUp:
 def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir):
     isa = isas.ISAS[tg.isa]
     rec = {"name": t["name"], "path": t["path"]}
+    why = kernel_layer.outside(t) if layer == "kernel" else None
+    if why:
+        rec.update(verdict="not judged", reason=why)
+        return rec
     for th in t["threads"]:
         free = units.out_regs(isa, len(th["args"]), 99)
         if len(th["observed"]) > len(free):
@@ -498,7 +502,8 @@ def _reason_class(reason):
                       (r"herd7 \(LKMM\)", "herd7 LKMM error"),
                       (r"herd7 \(", "instruction herd7 does not take"), (r"stack access", "stack"),
                       (r"does not compile", "does not compile"), (r"malformed", "malformed"),
-                      (r"more observed registers", "more observed registers than free registers")):
+                      (r"more observed registers", "more observed registers than free registers"),
+                      (r"not part of the kernel C11 layer", "the architecture's own (not the C11 layer's)")):
         if re.search(pat, reason):
             return name
     return reason[:60]

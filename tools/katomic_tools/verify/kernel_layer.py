@@ -11,6 +11,7 @@ queued_spin_lock_slowpath() (which the verifier reads as the fast path
 failing); unlock a release store of 0 to the locked byte.  The stand-in types
 are tests/kernel/mock-kernel.h's, as the kernel layer's own tests use."""
 import os
+import re
 
 from ..common import paths
 
@@ -19,6 +20,18 @@ ORDERED = ("add_return", "sub_return", "inc_return", "dec_return", "fetch_add", 
            "add_negative")
 UNORDERED = ("add", "sub", "inc", "dec", "and", "andnot", "or", "xor", "read", "set", "inc_and_test",
              "dec_and_test", "sub_and_test")
+
+
+ARCH_ONLY = re.compile(r"\bdma_(r|w)?mb\b")
+
+
+def outside(test):
+    """Why a test is not the layer's to judge, or None: the dma_ barriers stay the architecture's
+    own (barrier-c11.h), so the C11 layer has no form of them."""
+    m = ARCH_ONLY.search(" ".join(th["body"] for th in test["threads"]))
+    if m:
+        return "%s() is the architecture's own barrier, not part of the kernel C11 layer" % m.group(0)
+    return None
 
 
 def include_dirs(isa):
@@ -56,7 +69,14 @@ def header(isa):
           "#define smp_acquire__after_ctrl_dep() smp_rmb()",
           "#define rcu_dereference(p) READ_ONCE(p)",
           "#define rcu_assign_pointer(p, v) smp_store_release(&(p), (v))",
-          "#define rcu_read_lock() barrier()", "#define rcu_read_unlock() barrier()"]
+          "#define rcu_read_lock() barrier()", "#define rcu_read_unlock() barrier()",
+          # asm-generic/barrier.h: the virt_ barriers are the SMP ones, even on a UP build
+          "#define virt_mb() __smp_mb()", "#define virt_rmb() __smp_rmb()", "#define virt_wmb() __smp_wmb()",
+          "#define virt_store_mb(x, v) smp_store_mb(x, v)",
+          "#define virt_mb__before_atomic() __smp_mb__before_atomic()",
+          "#define virt_mb__after_atomic() __smp_mb__after_atomic()",
+          "#define virt_store_release(p, v) __smp_store_release(p, v)",
+          "#define virt_load_acquire(p) __smp_load_acquire(p)"]
     for t in ("atomic", "atomic64"):
         for op in ORDERED:
             for o in ("_acquire", "_release", "_relaxed"):
