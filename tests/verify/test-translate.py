@@ -279,6 +279,19 @@ i = ppc_iszero("mr\tr7,r9", "srwi\tr9,r9,5")
 ok(i[2].mnem == "cntlzw", "ppc: cntlzw whose count is read elsewhere is left alone")
 i = ppc_iszero("bne\t18 <P0+0x18>", "srwi\tr9,r9,5")
 ok(i[2].mnem == "cntlzw", "ppc: cntlzw and srwi across a branch are left alone")
+ok([ppc.render(j, lambda a: "L")[0] for j in listing.parse(x86_fn("ldarx\tr9,0,r3", "stdcx.\tr10,0,r3"))["P0"]]
+   == ["lwarx r9,r0,r3", "stwcx. r10,r0,r3"], "ppc: ldarx/stdcx. as herd7's lwarx/stwcx. (one value per location)")
+# clang: the shift into another register, the count's register dead after it (overwritten, or
+# never read again and not observed)
+def ppc_iszero2(*tail, live=("r10",)):
+    return [(j.mnem, j.ops) for j in ppc.prepare(listing.parse(x86_fn(
+        "lwz\tr3,0(r4)", "cntlzw\tr3,r3", "rlwinm\tr10,r3,27,5,31", *tail, "blr"))["P0"], live_out=live)]
+ok(ppc_iszero2()[1:3] == [("kv.iszero", ["r10", "r3"]), ("nop", [])], "ppc: cntlzw d,s; srwi e,d,5 fused: %s" % ppc_iszero2())
+ok(ppc_iszero2("li\tr3,0")[1][0] == "kv.iszero", "ppc: ... the count overwritten after it: fused")
+ok(ppc_iszero2("stw\tr3,0(r4)")[1][0] == "cntlzw", "ppc: ... the count stored after it: left alone")
+ok(ppc_iszero2(live=("r10", "r3"))[1][0] == "cntlzw", "ppc: ... the count an observed value: left alone")
+ok(ppc.prepare(listing.parse(x86_fn("cntlzw\tr3,r3", "lwz\tr5,0(r3)", "srwi\tr3,r3,5", "blr"))["P0"])[0].mnem
+   == "cntlzw", "ppc: ... the count read as an address before the shift: left alone")
 ok([ppc.render(listing.parse(x86_fn(t))["P0"][0], lambda a: "L")[0] for t in ("srwi\tr9,r8,5", "slwi\tr9,r8,3")]
    == ["rlwinm r9,r8,27,5,31", "rlwinm r9,r8,3,0,28"], "ppc: srwi/slwi as rlwinm")
 

@@ -62,9 +62,10 @@ class Isa:
     def widen(self, mnem):
         return None
 
-    def prepare(self, insns, args=()):
+    def prepare(self, insns, args=(), live_out=()):
         """A pass over one function's instructions before translation (in place); args: the
-        registers the thread's arguments (shared variables' addresses) arrive in."""
+        registers the thread's arguments (shared variables' addresses) arrive in; live_out: the
+        registers read after it returns (its observed values)."""
         return insns
 
     def expand(self, i, insns, spare, fail, notes):
@@ -243,7 +244,7 @@ class RiscV(Isa):
         """The 32-bit form of a byte or halfword access (lb/lh sign-extend: not widened)."""
         return self._WIDE.get(mnem)
 
-    def prepare(self, insns, args=()):
+    def prepare(self, insns, args=(), live_out=()):
         """gcc's masked sub-word LR/SC takes the aligned word of the sub-word's address a and its
         bit offset: `and rd,a,-4` and `and rd,a,3`, which herd7 cannot compute on a symbol.  Where
         a holds a thread argument (a shared variable's address) on every path to that point, they
@@ -394,7 +395,7 @@ class Power(Isa):
             return ["mr %s,%s" % (slot, ops[0])]
         return ["mr %s,%s" % (ops[0], slot)]
 
-    def prepare(self, insns, args=()):
+    def prepare(self, insns, args=(), live_out=()):
         """herd7's PPC branches read cr0 only: a compare into another field and the branches on it
         are moved to cr0 when nothing between them writes cr0 (a record form, stwcx.)."""
         # herd7 has no cmpld/cmpldi/cmplw, and an unsigned compare differs from a signed one only in
@@ -419,29 +420,45 @@ class Power(Isa):
                 if insns[c].ops[0] == field:
                     insns[c].ops = insns[c].ops[1:]
                 i.ops = i.ops[1:]
-        self._fuse_iszero(insns)
+        self._fuse_iszero(insns, set(live_out))
         return insns
 
-    @staticmethod
-    def _fuse_iszero(insns):
-        """`cntlzw d,s` ... `srwi d,d,5` is C's `s == 0` (32 leading zeros only for a zero word):
-        herd7 has no cntlzw, so the pair becomes one `kv.iszero d,s` (expand()), the srwi dropped.
-        Only when the srwi is the next instruction to touch d and no branch or branch target
-        lies between (straight-line: d's count is read by nothing else)."""
-        targets = {int(j.ops[-1], 16) for j in insns
-                   if j.mnem.rstrip("+-") in ("b", "beq", "bne", "blt", "bgt", "ble", "bge") and j.ops}
+    _BRANCHES = ("b", "beq", "bne", "blt", "bgt", "ble", "bge")
+
+    def _fuse_iszero(self, insns, live_out):
+        """`cntlzw d,s` ... `srwi e,d,5` is C's `e = (s == 0)` (32 leading zeros only for a zero
+        word): herd7 has no cntlzw.  Where the srwi is the next instruction to touch d, with no
+        branch or branch target between, the pair becomes one `kv.iszero e,s` (expand()) in the
+        cntlzw's place and the srwi is dropped.  Where e is not d, d's count must be dead after the
+        srwi (overwritten or never read before the return, and not an observed value), and e
+        neither read nor written between the two."""
+        targets = {int(j.ops[-1], 16) for j in insns if j.mnem.rstrip("+-") in self._BRANCHES and j.ops}
+        def dead_after(d, k):
+            for j in insns[k + 1:]:
+                if self.is_ret(j):
+                    return d not in live_out
+                reads = j.ops if j.mnem.startswith(("st", "cmp")) else j.ops[1:]   # a store's source
+                if j.addr in targets or j.mnem.rstrip("+-") in self._BRANCHES or any(d in o for o in reads):
+                    return False
+                if j.ops and j.ops[0] == d:
+                    return True
+            return False
         for k, i in enumerate(insns):
             if i.mnem != "cntlzw" or len(i.ops) != 2:
                 continue
-            d = i.ops[0]
-            for j in insns[k + 1:]:
-                if j.addr in targets or j.mnem.rstrip("+-").startswith("b"):
+            d, s = i.ops
+            for n, j in enumerate(insns[k + 1:], k + 1):
+                if j.addr in targets or j.mnem.rstrip("+-") in self._BRANCHES:
                     break
-                if d not in j.ops:
+                if not any(re.search(r"\b%s\b" % d, o) for o in j.ops):    # 0(r3) reads r3 too
                     continue
-                if j.mnem == "srwi" and j.ops == [d, d, "5"]:
-                    i.mnem = "kv.iszero"
-                    j.mnem = "nop"
+                shift = (j.mnem == "srwi" and j.ops[1:] == [d, "5"]) or \
+                    (j.mnem == "rlwinm" and j.ops[1:] == [d, "27", "5", "31"])
+                e = j.ops[0] if shift else None
+                if shift and (e == d or (e != s and dead_after(d, n) and
+                                         not any(e in x.ops for x in insns[k + 1:n]))):
+                    i.mnem, i.ops = "kv.iszero", [e, s]
+                    j.mnem, j.ops = "nop", []
                 break
 
     def expand(self, i, insns, spare, fail, notes):
@@ -478,6 +495,8 @@ class Power(Isa):
             ops[1] = "r0"               # RA=0 is the number 0: herd reads r0 there as 0 (read_reg_or_zero)
         if len(ops) == 4 and m in ("lwarx", "ldarx") and ops[3] in ("0", "1"):
             ops = ops[:3]               # the EH hint
+        if m in ("ldarx", "stdcx."):    # herd7 has only the word forms; without -variant mixed a location
+            m = {"ldarx": "lwarx", "stdcx.": "stwcx."}[m]   # is one value whatever the width (as ld/std)
         text = m + (" " + ",".join(ops) if ops else "")
         text = re.sub(r"(^|[ ,(-])0x([0-9a-f]+)", _dec, text)
         return [text]
@@ -614,7 +633,7 @@ class X86_64(Isa):
             if i.mnem.startswith(("push", "pop")) and len(i.ops) == 1 and i.ops[0] in dead:
                 i.mnem, i.ops = "nop", []
 
-    def prepare(self, insns, args=()):
+    def prepare(self, insns, args=(), live_out=()):
         """herd7's X86_64 has no setCC and no 8-bit registers: `setCC %Xb` becomes a branch writing
         0 or 1 to all of X, which is what the code computes when X's other bits are zero: the
         setCC is followed by `movzbl %Xb,...` (rewritten as a 64-bit move), or X's last write

@@ -67,7 +67,8 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
     args: the registers its arguments arrive in; outside: None (a branch out of the
     code is refused), or a set that collects such targets, each rendered as a jump to
     the label "Lx<tid>_<addr>" that the caller defines (a slice of a function)."""
-    insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops), notes=list(i.notes)) for i in insns], args)
+    insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops), notes=list(i.notes)) for i in insns], args,
+                        live_out=set(reserved) - set(args))
     for i in insns:
         notes.update(i.notes)
     used = _used_regs(insns) | set(reserved)
