@@ -3,7 +3,7 @@
 """The kernel's own lock code (qspinlock, MCS, osq) on katomic, oversubscribed.
 
 Usage: kernel-locks.py --src LINUX --work DIR [--ccs "gcc clang"] [--backends "c11 asm"]
-                       [--threads "1 2 3 4 8"] [--acq N] [--timeout S]
+                       [--locks "qspinlock mcs osq"] [--threads "1 2 3 4 8"] [--acq N] [--timeout S]
                        [--bench RUNS [--bench-threads "3 4 8"] [--pins "2 0,0,1 -"]]
   LINUX  an extracted linux-source tree holding kernel/locking/{qspinlock.c,
          mcs_spinlock.h, osq_lock.c, qspinlock_stat.h, lock_events.h,
@@ -211,7 +211,7 @@ def main():
                     exes.append((cc, b, plain, exe, name))
     if not a.bench:
         for cc, b, plain, exe, name in exes:
-            for lock in LOCKS:
+            for lock in locks:
                 for t in threads:
                     ok, secs, out = run(exe, lock, t, a.acq, a.timeout)
                     tap(ok, "%s %s, %d threads on 2 CPUs: %s" % (name, lock, t, out))

@@ -281,6 +281,24 @@ i = ppc_iszero("bne\t18 <P0+0x18>", "srwi\tr9,r9,5")
 ok(i[2].mnem == "cntlzw", "ppc: cntlzw and srwi across a branch are left alone")
 ok([ppc.render(j, lambda a: "L")[0] for j in listing.parse(x86_fn("ldarx\tr9,0,r3", "stdcx.\tr10,0,r3"))["P0"]]
    == ["lwarx r9,r0,r3", "stwcx. r10,r0,r3"], "ppc: ldarx/stdcx. as herd7's lwarx/stwcx. (one value per location)")
+# clang: a cr0 compare inside the acquire's cmpd cr7; bne- cr7,next; isync moves after the branch
+# (which then goes to it): every path runs it before the beq reads cr0
+lines, _ = translate.thread(ppc, listing.parse(x86_fn(
+    "ld\tr10,0(r4)", "cmpd\tcr7,r10,r10", "cmpldi\tr10,0", "bne-\tcr7,10 <P0+0x10>", "isync",
+    "beq\t1c <P0+0x1c>", "std\tr3,0(r5)", "blr"))["P0"], set(), 0, {"r3", "r4", "r5"})
+ok(lines[:7] == ["ld r10,0(r4)", "cmpw r10,r10", "bne L0_d", "L0_d:", "cmpwi r10,0", "isync", "beq L0_1c"],
+   "ppc: a cr0 compare between cmpd cr7 and its bne- to the next instruction moves after it: %s" % lines)
+def ppc_sunk(*mid):
+    return [(j.mnem, j.ops) for j in ppc.prepare(listing.parse(x86_fn(
+        "ld\tr10,0(r4)", "cmpd\tcr7,r10,r10", *mid, "bne-\tcr7,%x <P0+0x>" % (4 * (3 + len(mid))), "isync",
+        "beq\t40 <P0+0x40>", "blr"))["P0"])]
+for mid, why in ((("cmpldi\tr10,0", "li\tr10,1"), "its register written after it"),
+                 (("cmpldi\tr10,0", "add.\tr9,r9,r9"), "a record form after it")):
+    try:
+        ppc_sunk(*mid)
+        ok(False, "ppc: ... not with %s" % why)
+    except isas.NotTaken:
+        ok(True, "ppc: ... not with %s (refused, as before)" % why)
 # clang: the shift into another register, the count's register dead after it (overwritten, or
 # never read again and not observed)
 def ppc_iszero2(*tail, live=("r10",)):

@@ -406,6 +406,7 @@ class Power(Isa):
         for i in insns:
             if i.mnem in ("cmpld", "cmpldi", "cmplw") and field(i, 2) not in ordered:
                 i.mnem = "cmp" + i.mnem[4:]
+        self._sink_cr0_compares(insns, field)
         last_cmp = {}
         for k, i in enumerate(insns):
             m = i.mnem.rstrip("+-")
@@ -424,6 +425,44 @@ class Power(Isa):
         return insns
 
     _BRANCHES = ("b", "beq", "bne", "blt", "bgt", "ble", "bge")
+
+    def _sink_cr0_compares(self, insns, field):
+        """clang interleaves a cr0 compare with the acquire's `cmpd crN,r,r; bne- crN,next; isync`,
+        which herd7 can follow only on cr0: `cmpd cr7,r10,r10; cmpldi r10,0; bne- cr7,.+4; isync;
+        beq ...`.  Where the crN branch goes to the next instruction (both ways lead there: it
+        is there for its control dependency), the cr0 compares between it and its compare move
+        to just after it, and the branch goes to them: every path still runs them before cr0 is
+        read, with the registers they read unchanged (nothing between writes them, nor reads or
+        otherwise writes cr0).  Each moved compare takes an address of its own (the branch's + 1,
+        + 2: none of an instruction's)."""
+        targets = {int(j.ops[-1], 16) for j in insns if j.mnem.rstrip("+-") in self._BRANCHES and j.ops}
+        k = 0
+        while k < len(insns) - 1:
+            i = insns[k]
+            m = i.mnem.rstrip("+-")
+            if not (m in self._BRANCHES and len(i.ops) == 2 and re.match(r"^cr[1-7]$", i.ops[0]) and
+                    int(i.ops[1], 16) == insns[k + 1].addr):
+                k += 1
+                continue
+            c = max((n for n in range(k) if insns[n].mnem.startswith("cmp") and field(insns[n], 2) == i.ops[0]),
+                    default=None)
+            between = insns[c + 1:k] if c is not None else []
+            movers = [j for j in between if j.mnem.startswith("cmp") and field(j, 2) == "cr0"]
+            rest = [j for j in between if j not in movers]
+            srcs = {o for j in movers for o in j.ops if re.match(r"^r\d+$", o)}
+            if (not movers or c is None or any(j.addr in targets for j in between) or
+                    any(j.mnem.endswith(".") or j.mnem.rstrip("+-") in self._BRANCHES or j.mnem == "mfcr" or
+                        (j.ops and j.ops[0] in srcs and not j.mnem.startswith(("st", "cmp"))) for j in rest)):
+                k += 1
+                continue
+            for j in movers:
+                insns.remove(j)
+            k = insns.index(i)
+            for n, j in enumerate(movers, 1):
+                j.addr = i.addr + n
+                insns.insert(k + n, j)
+            i.ops[-1] = "%x" % movers[0].addr
+            k += len(movers) + 1
 
     def _fuse_iszero(self, insns, live_out):
         """`cntlzw d,s` ... `srwi e,d,5` is C's `e = (s == 0)` (32 leading zeros only for a zero
