@@ -333,6 +333,23 @@ lines, _ = translate.thread(x86, listing.parse(x86_fn(*["push   %%%s" % r for r 
 ok(lines == ["mov $1,%ebp", "mov %ebp,(%rdi)", "ret"],
    "x86: five callee-saved pushes with one spare register left: translated: %s" % lines)
 
+# x86: movslq between registers and lea without an index, which herd7 lacks
+def x86_ex(*insns):
+    i = listing.parse(x86_fn(*insns))["P0"]
+    return x86.expand(i[0], i, lambda: "r15", "Lfail0", set())
+ok(x86_ex("movslq %r11d,%r11", "ret") == ["movl %r11d,%r11d"] and x86_ex("movslq %eax,%r11", "ret") == ["movl %eax,%r11d"],
+   "x86: movslq r32,r64 is herd7's movl (a signed word there): %s" % x86_ex("movslq %eax,%r11", "ret"))
+ok(x86_ex("movslq 0x4(%rdi),%rax", "ret") is None, "x86: a sign-extending load is left to herd7")
+ok(x86_ex("lea    0x1(%rax),%edx", "ret") == ["movl %eax,%edx", "addl $1,%edx"] and
+   x86_ex("lea    0x8(%rdi),%rdi", "cmp    $0x1,%eax", "je     20 <P0+0x20>", "ret") == ["addq $8,%rdi"],
+   "x86: lea k(base),dst as mov and add, at dst's width: %s" % x86_ex("lea    0x1(%rax),%edx", "ret"))
+ok(x86_ex("lea    (%rdi,%rax,8),%rax", "ret") is None, "x86: an indexed lea is left to herd7 (address arithmetic)")
+try:
+    x86_ex("cmp    $0x1,%eax", "ret")
+    x86_ex("lea    0x1(%rax),%edx", "je     20 <P0+0x20>", "ret")
+    ok(False, "x86: a lea whose flags would be read is refused")
+except isas.NotTaken as e:
+    ok("flags" in str(e), "x86: a lea whose (add's) flags would be read is refused: %s" % e)
 # ---- the reasons a test is not judged are counted by class: a time limit is not an instruction
 from katomic_tools.verify.__main__ import _reason_class  # noqa: E402
 for reason, cls in (("herd7 (AArch64): herd7 ran over 60 s", "herd7 time limit"),
@@ -494,6 +511,12 @@ if h7:
                     % (v, v, "\n".join(" %s ;" % ln for ln in lines)), source=False)
         ok(res.get("states") == [frozenset([("0:r9", "1" if v == 0 else "0")])],
            "herd7: ppc cntlzw/srwi 5 of %#x is %d: %s" % (v, v == 0, res))
+    # x86: movslq as movl rests on herd7 holding a 32-bit result as a signed word
+    for v, want in ((0xffffffff, "-1"), (0x7fffffff, "2147483647"), (0x80000000, "-2147483648"), (5, "5")):
+        res = H.run("X86_64 sx%d\n{ x=%d; 0:rdi=x; }\n P0 ;\n movl (%%rdi),%%r11d ;\n %s ;\nlocations [0:r10]\n"
+                    "exists (0:r10=0)\n" % (v, v, x86_ex("movslq %r11d,%r10", "ret")[0]), source=False)
+        ok(res.get("states") == [frozenset([("0:r10", want)])],
+           "herd7: x86 movslq of the word %#x (as movl) is %s: %s" % (v, want, res))
     # riscv: the masked sub-word xchg keeps its store, its value and the fence after it
     rb = [frozenset([("0:x6", "0"), ("1:x6", "0")])]
     fenced, bare = (H.run(rv_sb(f)[0].replace("locations [", "locations [x; y; "), source=False) for f in (True, False))

@@ -712,6 +712,8 @@ class X86_64(Isa):
         location removes no execution (it may read what the RMW reads: TSO orders it before the
         RMW anyway) and adds none (an execution without it is one of the xadd).  The flags the
         xadd sets are not the cmpxchg's: a flag read after it, before a flag write, is refused."""
+        if i.mnem in ("movslq", "lea", "leal", "leaq"):
+            return self._sext_or_lea(i, insns)
         mm = re.match(r"^lock xadd([lq]?)$", i.mnem)
         if not mm:
             return None
@@ -741,6 +743,41 @@ class X86_64(Isa):
         notes.add("lock xadd as a lock cmpxchg retry from a load of its location (herd7 has no xadd)")
         return [re.sub(r"(^|[ ,])(-?)0x([0-9a-f]+)\(", lambda x: x.group(1) + x.group(2) + str(int(x.group(3), 16)) + "(", ln)
                 for ln in out]
+
+    def _flags_read_after(self, i, insns):
+        """The first instruction after i that reads the flags before any writes them, or None."""
+        for j in insns[insns.index(i) + 1:]:
+            if self._FLAGS_READ.match(j.mnem):
+                return j
+            if self._FLAGS_WRITE.match(j.mnem) or self.is_ret(j) or j.mnem == self.jump:
+                return None
+        return None
+
+    def _sext_or_lea(self, i, insns):
+        """Two register computations herd7's X86_64 lacks, from ones it has, with the same data
+        dependency and no branch:
+        - `movslq %s32,%d64` is `movl %s32,%d32`: herd7 holds a 32-bit result as a signed word
+          (a `movl` of 0xffffffff reads back -1), which is the sign extension;
+        - `lea k(%b),%d` (no index) is `mov %b,%d; add $k,%d`, the width of %d (a 32-bit `lea`
+          keeps the low word).  The add sets flags the lea does not: a flag read after it, before
+          a flag write, is refused, as is an index or a symbol (herd7 cannot add to an address)."""
+        ops = i.ops
+        if i.mnem == "movslq":
+            if len(ops) == 2 and self._family(ops[0]) and self._family(ops[1]) and \
+                    re.match(r"^%(e[a-z]{2}|r\d+d)$", ops[0]):
+                return ["movl %s,%s" % (ops[0], self._r32(self._family(ops[1])))]
+            return None                 # a sign-extending load: left to herd7, which refuses it
+        mm = re.match(r"^(-?(?:0x)?[0-9a-f]*)\((%[a-z0-9]+)\)$", ops[0]) if len(ops) == 2 else None
+        if not mm or not self._family(mm.group(2)) or not self._family(ops[1]) or i.symbol:
+            return None
+        j = self._flags_read_after(i, insns)
+        if j is not None:
+            raise NotTaken("the flags read after a lea (herd7's add form sets them): %s" % j.text)
+        k = int(mm.group(1) or "0", 0)
+        q = re.match(r"^%r([a-z]{2}|\d+)$", ops[1])
+        w, src = ("q", "%" + self._family(mm.group(2))) if q else ("l", self._r32(self._family(mm.group(2))))
+        out = [] if src == ops[1] else ["mov%s %s,%s" % (w, src, ops[1])]
+        return out + (["add%s $%d,%s" % (w, k, ops[1])] if k else [])
 
     def render(self, i, label, widen=False):
         m, ops = i.mnem, list(i.ops)
