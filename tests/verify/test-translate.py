@@ -293,6 +293,7 @@ def ppc_sunk(*mid):
         "ld\tr10,0(r4)", "cmpd\tcr7,r10,r10", *mid, "bne-\tcr7,%x <P0+0x>" % (4 * (3 + len(mid))), "isync",
         "beq\t40 <P0+0x40>", "blr"))["P0"])]
 for mid, why in ((("cmpldi\tr10,0", "li\tr10,1"), "its register written after it"),
+                 (("cmpldi\tr10,0", "isel\tr9,r9,r8,2"), "cr0 read by an isel after it"),
                  (("cmpldi\tr10,0", "add.\tr9,r9,r9"), "a record form after it")):
     try:
         ppc_sunk(*mid)
@@ -310,6 +311,11 @@ ok(ppc_iszero2("stw\tr3,0(r4)")[1][0] == "cntlzw", "ppc: ... the count stored af
 ok(ppc_iszero2(live=("r10", "r3"))[1][0] == "cntlzw", "ppc: ... the count an observed value: left alone")
 ok(ppc.prepare(listing.parse(x86_fn("cntlzw\tr3,r3", "lwz\tr5,0(r3)", "srwi\tr3,r3,5", "blr"))["P0"])[0].mnem
    == "cntlzw", "ppc: ... the count read as an address before the shift: left alone")
+ok(ppc_iszero2("mtctr\tr3")[1][0] == "cntlzw", "ppc: ... the count moved to ctr after it (a read): left alone")
+ok(ppc_iszero2("stw\tr10,0(r4)")[1][0] == "kv.iszero" and
+   ppc.prepare(listing.parse(x86_fn("lwz\tr3,0(r4)", "cntlzw\tr3,r3", "lwz\tr9,0(r10)", "rlwinm\tr10,r3,27,5,31",
+                                    "blr"))["P0"], live_out=("r10",))[1].mnem == "cntlzw",
+   "ppc: ... and not where the result's register is read (as an address) between the two")
 ok([ppc.render(listing.parse(x86_fn(t))["P0"][0], lambda a: "L")[0] for t in ("srwi\tr9,r8,5", "slwi\tr9,r8,3")]
    == ["rlwinm r9,r8,27,5,31", "rlwinm r9,r8,3,0,28"], "ppc: srwi/slwi as rlwinm")
 
@@ -343,6 +349,13 @@ ok(x86_ex("movslq 0x4(%rdi),%rax", "ret") is None, "x86: a sign-extending load i
 ok(x86_ex("lea    0x1(%rax),%edx", "ret") == ["movl %eax,%edx", "addl $1,%edx"] and
    x86_ex("lea    0x8(%rdi),%rdi", "cmp    $0x1,%eax", "je     20 <P0+0x20>", "ret") == ["addq $8,%rdi"],
    "x86: lea k(base),dst as mov and add, at dst's width: %s" % x86_ex("lea    0x1(%rax),%edx", "ret"))
+try:
+    x86_ex("lea    0x1(%rax),%edx", "jmp    c <P0+0xc>", "ret", "jne    20 <P0+0x20>", "ret")
+    ok(False, "x86: a lea whose flags are read past a jmp is refused")
+except isas.NotTaken as e:
+    ok("flags" in str(e), "x86: a lea whose flags are read past a jmp (at its target) is refused: %s" % e)
+ok(x86_ex("lea    0x1(%rax),%edx", "jmp    c <P0+0xc>", "ret", "cmp    $0x1,%eax", "jne    20 <P0+0x20>", "ret")
+   == ["movl %eax,%edx", "addl $1,%edx"], "x86: ... not where the jmp's target writes them first")
 ok(x86_ex("lea    (%rdi,%rax,8),%rax", "ret") is None, "x86: an indexed lea is left to herd7 (address arithmetic)")
 try:
     x86_ex("cmp    $0x1,%eax", "ret")

@@ -425,6 +425,8 @@ class Power(Isa):
         return insns
 
     _BRANCHES = ("b", "beq", "bne", "blt", "bgt", "ble", "bge")
+    _CR_USE = re.compile(r"^(isel|mfcr|mfocrf|mtcr|mtocrf|mcrf|cr[a-z]+)")   # read or write cr fields
+    _READS_ALL = ("st", "cmp", "mt", "tw", "dcb")   # their first operand is read, not written
 
     def _sink_cr0_compares(self, insns, field):
         """clang interleaves a cr0 compare with the acquire's `cmpd crN,r,r; bne- crN,next; isync`,
@@ -451,7 +453,7 @@ class Power(Isa):
             rest = [j for j in between if j not in movers]
             srcs = {o for j in movers for o in j.ops if re.match(r"^r\d+$", o)}
             if (not movers or c is None or any(j.addr in targets for j in between) or
-                    any(j.mnem.endswith(".") or j.mnem.rstrip("+-") in self._BRANCHES or j.mnem == "mfcr" or
+                    any(j.mnem.endswith(".") or j.mnem.rstrip("+-") in self._BRANCHES or self._CR_USE.match(j.mnem) or
                         (j.ops and j.ops[0] in srcs and not j.mnem.startswith(("st", "cmp"))) for j in rest)):
                 k += 1
                 continue
@@ -476,7 +478,7 @@ class Power(Isa):
             for j in insns[k + 1:]:
                 if self.is_ret(j):
                     return d not in live_out
-                reads = j.ops if j.mnem.startswith(("st", "cmp")) else j.ops[1:]   # a store's source
+                reads = j.ops if j.mnem.startswith(self._READS_ALL) else j.ops[1:]
                 if j.addr in targets or j.mnem.rstrip("+-") in self._BRANCHES or any(d in o for o in reads):
                     return False
                 if j.ops and j.ops[0] == d:
@@ -495,7 +497,7 @@ class Power(Isa):
                     (j.mnem == "rlwinm" and j.ops[1:] == [d, "27", "5", "31"])
                 e = j.ops[0] if shift else None
                 if shift and (e == d or (e != s and dead_after(d, n) and
-                                         not any(e in x.ops for x in insns[k + 1:n]))):
+                                         not any(re.search(r"\b%s\b" % e, o) for x in insns[k + 1:n] for o in x.ops))):
                     i.mnem, i.ops = "kv.iszero", [e, s]
                     j.mnem, j.ops = "nop", []
                 break
@@ -724,11 +726,9 @@ class X86_64(Isa):
             raise NotTaken("a sub-word xadd herd7 cannot follow: %s" % i.text)
         if re.search(r"%(rax|eax)\b", mem):
             raise NotTaken("an xadd through rax (its cmpxchg form needs rax): %s" % i.text)
-        for j in insns[insns.index(i) + 1:]:
-            if self._FLAGS_READ.match(j.mnem):
-                raise NotTaken("the flags of an xadd read (herd7's cmpxchg form sets other flags): %s" % j.text)
-            if self._FLAGS_WRITE.match(j.mnem) or self.is_ret(j) or j.mnem == self.jump:
-                break
+        j = self._flags_read_after(i, insns)
+        if j is not None:
+            raise NotTaken("the flags of an xadd read (herd7's cmpxchg form sets other flags): %s" % j.text)
         w = "q" if q else "l"
         sized = (lambda r: "%" + r) if q else self._r32
         acc, add = sized("rax"), sized(spare())
@@ -745,12 +745,28 @@ class X86_64(Isa):
                 for ln in out]
 
     def _flags_read_after(self, i, insns):
-        """The first instruction after i that reads the flags before any writes them, or None."""
-        for j in insns[insns.index(i) + 1:]:
+        """The first instruction after i that reads the flags before any writes them, or None;
+        through an unconditional jump to its target (a conditional one reads them)."""
+        at = {j.addr: k for k, j in enumerate(insns)}
+        k, seen = insns.index(i) + 1, set()
+        while k < len(insns) and k not in seen:
+            seen.add(k)
+            j = insns[k]
             if self._FLAGS_READ.match(j.mnem):
                 return j
-            if self._FLAGS_WRITE.match(j.mnem) or self.is_ret(j) or j.mnem == self.jump:
+            if self._FLAGS_WRITE.match(j.mnem) or self.is_ret(j):
                 return None
+            if j.mnem == self.jump:
+                try:
+                    br = self.branch(j)
+                except ValueError:      # an indirect jump
+                    br = None
+                t = at.get(br[0]) if br else None
+                if t is None:
+                    return j            # out of the function: assume read
+                k = t
+                continue
+            k += 1
         return None
 
     def _sext_or_lea(self, i, insns):
