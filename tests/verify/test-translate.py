@@ -300,6 +300,15 @@ for mid, why in ((("cmpldi\tr10,0", "li\tr10,1"), "its register written after it
         ok(False, "ppc: ... not with %s" % why)
     except isas.NotTaken:
         ok(True, "ppc: ... not with %s (refused, as before)" % why)
+# gcc's spin_trylock result: mfocrf d,128 (cr0 into d) ... rlwinm e,d,3,31,31 (its EQ bit)
+i = ppc.prepare(listing.parse(x86_fn("cmpwi\tr9,0", "mfocrf\tr9,128", "rlwinm\tr9,r9,3,31,31", "blr"))["P0"])
+ok([(j.mnem, j.ops) for j in i[1:3]] == [("kv.cr0bit", ["r9", "3"]), ("nop", [])], "ppc: mfocrf/rlwinm n,31,31 fused")
+spares = iter(("r31", "r30"))
+ok(ppc.expand(i[1], i, lambda: next(spares), "Lfail0", set()) == ["mfcr r31", "li r30,2", "and r31,r31,r30",
+                                                                "divw r9,r31,r30"],
+   "ppc: cr0's EQ from herd7's mfcr (its nibble: EQ is 2), no branch")
+ok(ppc.prepare(listing.parse(x86_fn("mfocrf\tr9,128", "rlwinm\tr9,r9,4,31,31", "blr"))["P0"])[0].mnem == "mfocrf",
+   "ppc: ... not cr0's SO bit (n = 4): left to herd7")
 # clang: the shift into another register, the count's register dead after it (overwritten, or
 # never read again and not observed)
 def ppc_iszero2(*tail, live=("r10",)):
@@ -524,6 +533,18 @@ if h7:
                     % (v, v, "\n".join(" %s ;" % ln for ln in lines)), source=False)
         ok(res.get("states") == [frozenset([("0:r9", "1" if v == 0 else "0")])],
            "herd7: ppc cntlzw/srwi 5 of %#x is %d: %s" % (v, v == 0, res))
+    # ppc: the fused cr0 bit is the compare's LT/GT/EQ, and the stwcx.'s success as EQ
+    def cr0bit(pre, n):
+        lines, _ = translate.thread(ppc, ppc.prepare(listing.parse(x86_fn(
+            *pre, "mfocrf\tr9,128", "rlwinm\tr9,r9,%d,31,31" % n, "blr"))["P0"]), set(), 0, {"r3", "r9"})
+        res = H.run("PPC crbit\n{ x=0; 0:r3=x; }\n P0 ;\n%s\nlocations [0:r9]\nexists (0:r9=0)\n"
+                    % "\n".join(" %s ;" % ln for ln in lines), source=False)
+        return sorted(v for st in res.get("states", []) for _, v in st)
+    for v, n, want in ((5, 1, ["0"]), (5, 2, ["1"]), (5, 3, ["0"]), (0, 3, ["1"]), (-2, 1, ["1"])):
+        got = cr0bit(("li\tr10,%d" % v, "cmpwi\tr10,0"), n)
+        ok(got == want, "herd7: ppc cr0 bit %d after cmpwi of %d is %s: %s" % (n, v, want, got))
+    got = cr0bit(("li\tr10,1", "lwarx\tr8,0,r3", "stwcx.\tr10,0,r3"), 3)
+    ok(got == ["0", "1"], "herd7: ppc stwcx.'s success is cr0's EQ (it may fail): %s" % got)
     # x86: movslq as movl rests on herd7 holding a 32-bit result as a signed word
     for v, want in ((0xffffffff, "-1"), (0x7fffffff, "2147483647"), (0x80000000, "-2147483648"), (5, "5")):
         res = H.run("X86_64 sx%d\n{ x=%d; 0:rdi=x; }\n P0 ;\n movl (%%rdi),%%r11d ;\n %s ;\nlocations [0:r10]\n"

@@ -467,12 +467,15 @@ class Power(Isa):
             k += len(movers) + 1
 
     def _fuse_iszero(self, insns, live_out):
-        """`cntlzw d,s` ... `srwi e,d,5` is C's `e = (s == 0)` (32 leading zeros only for a zero
-        word): herd7 has no cntlzw.  Where the srwi is the next instruction to touch d, with no
-        branch or branch target between, the pair becomes one `kv.iszero e,s` (expand()) in the
-        cntlzw's place and the srwi is dropped.  Where e is not d, d's count must be dead after the
-        srwi (overwritten or never read before the return, and not an observed value), and e
-        neither read nor written between the two."""
+        """Two register idioms herd7 lacks the first instruction of, each fused into one
+        computation (expand()) in the first's place, the second dropped:
+        - `cntlzw d,s` ... `srwi e,d,5`: C's `e = (s == 0)` (32 leading zeros only for a zero
+          word), as `kv.iszero e,s`;
+        - `mfocrf d,128` ... `rlwinm e,d,n,31,31` (n = 1, 2, 3): cr0's LT, GT or EQ bit as 0 or 1
+          (spin_trylock's stwcx. success), as `kv.cr0bit e,n`.
+        Only where the second is the next instruction to touch d, with no branch or branch target
+        between; where e is not d, d must be dead after the second (overwritten or never read
+        before the return, and not an observed value), and e neither read nor written between."""
         targets = {int(j.ops[-1], 16) for j in insns if j.mnem.rstrip("+-") in self._BRANCHES and j.ops}
         def dead_after(d, k):
             for j in insns[k + 1:]:
@@ -484,21 +487,30 @@ class Power(Isa):
                 if j.ops and j.ops[0] == d:
                     return True
             return False
+        def touches(r, j):
+            return any(re.search(r"\b%s\b" % r, o) for o in j.ops)    # 0(r3) reads r3 too
         for k, i in enumerate(insns):
-            if i.mnem != "cntlzw" or len(i.ops) != 2:
+            if i.mnem == "cntlzw" and len(i.ops) == 2:
+                d, s = i.ops
+                second = lambda j: (j.mnem == "srwi" and j.ops[1:] == [d, "5"]) or \
+                    (j.mnem == "rlwinm" and j.ops[1:] == [d, "27", "5", "31"])
+                fused = lambda e, j: ("kv.iszero", [e, s])
+            elif i.mnem == "mfocrf" and i.ops[1:] == ["128"]:
+                d, s = i.ops[0], None
+                second = lambda j: j.mnem == "rlwinm" and len(j.ops) == 5 and j.ops[1] == d and \
+                    j.ops[2] in ("1", "2", "3") and j.ops[3:] == ["31", "31"]
+                fused = lambda e, j: ("kv.cr0bit", [e, j.ops[2]])
+            else:
                 continue
-            d, s = i.ops
             for n, j in enumerate(insns[k + 1:], k + 1):
                 if j.addr in targets or j.mnem.rstrip("+-") in self._BRANCHES:
                     break
-                if not any(re.search(r"\b%s\b" % d, o) for o in j.ops):    # 0(r3) reads r3 too
+                if not touches(d, j):
                     continue
-                shift = (j.mnem == "srwi" and j.ops[1:] == [d, "5"]) or \
-                    (j.mnem == "rlwinm" and j.ops[1:] == [d, "27", "5", "31"])
-                e = j.ops[0] if shift else None
-                if shift and (e == d or (e != s and dead_after(d, n) and
-                                         not any(re.search(r"\b%s\b" % e, o) for x in insns[k + 1:n] for o in x.ops))):
-                    i.mnem, i.ops = "kv.iszero", [e, s]
+                e = j.ops[0] if second(j) else None
+                if e and (e == d or (e != s and dead_after(d, n) and
+                                     not any(touches(e, x) for x in insns[k + 1:n]))):
+                    i.mnem, i.ops = fused(e, j)
                     j.mnem, j.ops = "nop", []
                 break
 
@@ -508,6 +520,13 @@ class Power(Isa):
         live): t = (0 - s) | s has its sign bit set exactly when s != 0; and with m = 0x80000000
         and divided by m it is 1 or 0.  herd7's PPC values are words (a shift by rlwinm there
         loses bit 31, hence the division); test-translate runs it through herd7."""
+        if i.mnem == "kv.cr0bit":
+            # herd7's cr0 is the field's nibble (LT 8, GT 4, EQ 2) in mfcr's low bits: the bit, and
+            # divided by it, 0 or 1; cr0 read where the mfocrf read it
+            d, n = i.ops
+            t, m = spare(), spare()
+            return ["mfcr %s" % t, "li %s,%d" % (m, 1 << (4 - int(n))), "and %s,%s,%s" % (t, t, m),
+                    "divw %s,%s,%s" % (d, t, m)]
         if i.mnem != "kv.iszero":
             return None
         d, s = i.ops
