@@ -368,9 +368,9 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
         rec.update(verdict="not judged", reason=why)
         return rec
     for th in t["threads"]:
-        free = units.out_regs(isa, len(th["args"]), 99)
-        if len(th["observed"]) > len(free):
-            # each observed register leaves in a caller-saved register no argument arrives in
+        # each observed register leaves in a caller-saved register no argument arrives in
+        free = units.out_regs(isa, len(th["args"]), len(th["observed"]))
+        if len(free) < len(th["observed"]):
             rec.update(verdict="not judged", reason="more observed registers than free caller-saved registers: "
                        "P%d has %d, %s has %d beside %d arguments" % (th["id"], len(th["observed"]), tg.isa,
                                                                       len(free), len(th["args"])))

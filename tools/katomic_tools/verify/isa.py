@@ -421,10 +421,9 @@ class Power(Isa):
                 if insns[c].ops[0] == field:
                     insns[c].ops = insns[c].ops[1:]
                 i.ops = i.ops[1:]
-        self._fuse_iszero(insns, set(live_out))
+        self._fuse_pairs(insns, set(live_out))
         return insns
 
-    _BRANCHES = ("b", "beq", "bne", "blt", "bgt", "ble", "bge")
     _CR_USE = re.compile(r"^(isel|mfcr|mfocrf|mtcr|mtocrf|mcrf|cr[a-z]+)")   # read or write cr fields
     _READS_ALL = ("st", "cmp", "mt", "tw", "dcb")   # their first operand is read, not written
 
@@ -437,13 +436,12 @@ class Power(Isa):
         read, with the registers they read unchanged (nothing between writes them, nor reads or
         otherwise writes cr0).  Each moved compare takes an address of its own (the branch's + 1,
         + 2: none of an instruction's)."""
-        targets = {int(j.ops[-1], 16) for j in insns if j.mnem.rstrip("+-") in self._BRANCHES and j.ops}
+        targets = self._targets(insns)
         k = 0
         while k < len(insns) - 1:
             i = insns[k]
-            m = i.mnem.rstrip("+-")
-            if not (m in self._BRANCHES and len(i.ops) == 2 and re.match(r"^cr[1-7]$", i.ops[0]) and
-                    int(i.ops[1], 16) == insns[k + 1].addr):
+            if not (self.branch(i) and len(i.ops) == 2 and re.match(r"^cr[1-7]$", i.ops[0]) and
+                    self.branch(i)[0] == insns[k + 1].addr):
                 k += 1
                 continue
             c = max((n for n in range(k) if insns[n].mnem.startswith("cmp") and field(insns[n], 2) == i.ops[0]),
@@ -453,7 +451,7 @@ class Power(Isa):
             rest = [j for j in between if j not in movers]
             srcs = {o for j in movers for o in j.ops if re.match(r"^r\d+$", o)}
             if (not movers or c is None or any(j.addr in targets for j in between) or
-                    any(j.mnem.endswith(".") or j.mnem.rstrip("+-") in self._BRANCHES or self._CR_USE.match(j.mnem) or
+                    any(j.mnem.endswith(".") or self.branch(j) or self._CR_USE.match(j.mnem) or
                         (j.ops and j.ops[0] in srcs and not j.mnem.startswith(("st", "cmp"))) for j in rest)):
                 k += 1
                 continue
@@ -466,7 +464,10 @@ class Power(Isa):
             i.ops[-1] = "%x" % movers[0].addr
             k += len(movers) + 1
 
-    def _fuse_iszero(self, insns, live_out):
+    def _targets(self, insns):
+        return {b[0] for b in map(self.branch, insns) if b}
+
+    def _fuse_pairs(self, insns, live_out):
         """Two register idioms herd7 lacks the first instruction of, each fused into one
         computation (expand()) in the first's place, the second dropped:
         - `cntlzw d,s` ... `srwi e,d,5`: C's `e = (s == 0)` (32 leading zeros only for a zero
@@ -476,13 +477,13 @@ class Power(Isa):
         Only where the second is the next instruction to touch d, with no branch or branch target
         between; where e is not d, d must be dead after the second (overwritten or never read
         before the return, and not an observed value), and e neither read nor written between."""
-        targets = {int(j.ops[-1], 16) for j in insns if j.mnem.rstrip("+-") in self._BRANCHES and j.ops}
+        targets = self._targets(insns)
         def dead_after(d, k):
             for j in insns[k + 1:]:
                 if self.is_ret(j):
                     return d not in live_out
                 reads = j.ops if j.mnem.startswith(self._READS_ALL) else j.ops[1:]
-                if j.addr in targets or j.mnem.rstrip("+-") in self._BRANCHES or any(d in o for o in reads):
+                if j.addr in targets or self.branch(j) or any(d in o for o in reads):
                     return False
                 if j.ops and j.ops[0] == d:
                     return True
@@ -503,7 +504,7 @@ class Power(Isa):
             else:
                 continue
             for n, j in enumerate(insns[k + 1:], k + 1):
-                if j.addr in targets or j.mnem.rstrip("+-") in self._BRANCHES:
+                if j.addr in targets or self.branch(j):
                     break
                 if not touches(d, j):
                     continue
@@ -515,7 +516,7 @@ class Power(Isa):
                 break
 
     def expand(self, i, insns, spare, fail, notes):
-        """kv.iszero d,s (_fuse_iszero) from instructions herd7 has, with the same data dependency
+        """kv.iszero d,s (_fuse_pairs) from instructions herd7 has, with the same data dependency
         of d on s and no branch (a branch would add a control dependency) nor compare (cr0 may be
         live): t = (0 - s) | s has its sign bit set exactly when s != 0; and with m = 0x80000000
         and divided by m it is 1 or 0.  herd7's PPC values are words (a shift by rlwinm there
