@@ -24,7 +24,7 @@ from ..common import documents, paths
 from ..common import herd as herdmod
 from . import isa as isas
 from . import known as knownmod
-from . import kernel_layer, listing, slowpath, translate, units
+from . import kernel_layer, listing, locksplit, slowpath, translate, units
 
 # A test that calls these is not judged: the LKMM's RCU is more than the compiled code's barriers.
 RCU_CALLS = re.compile(r"\b(synchronize_rcu|synchronize_rcu_expedited|synchronize_srcu|synchronize_srcu_expedited|"
@@ -339,28 +339,43 @@ def _source_verdict(H, t):
 
 class GiveUp:
     """A test herd7 ran over its time limit (or out of memory) on `after` configurations is not run
-    on the rest: the corpus's four-thread lock tests take herd7 more than 15 minutes and 11 GB each
-    on every target (docs/verify.md), so their every configuration would cost the whole limit.  The
+    whole on the rest: the corpus's four-thread lock tests take herd7 more than 15 minutes and 11 GB
+    each on every target (docs/verify.md), so their every configuration would cost the whole limit.
+    A test the lock-order split takes (locksplit.py) goes to it directly; any other is not run.  The
     jobs are queued configuration by configuration, so a test's first configurations are the ones run."""
 
     TOO_BIG = ("herd7 time limit", "herd7 gave up (memory or stack)")
 
     def __init__(self, after):
         self.after, self.timeouts, self.lock = after, collections.Counter(), threading.Lock()
+        self.splits = {}
+
+    def _splits(self, t):
+        if t["path"] not in self.splits:
+            try:
+                with open(t["path"]) as f:
+                    self.splits[t["path"]] = bool(locksplit.split(f.read()))
+            except (locksplit.NotSplit, OSError):
+                self.splits[t["path"]] = False
+        return self.splits[t["path"]]
 
     def run(self, k, t, fn, *args):
+        whole = True
         with self.lock:
             if self.after and self.timeouts[k] >= self.after:
-                return {"name": t["name"], "path": t["path"], "verdict": "not judged",
-                        "reason": "herd7 ran over its limit on %d other configurations of this test: not run" % self.after}
-        rec = fn(*args)
-        if _reason_class(rec.get("reason", "")) in self.TOO_BIG:
+                if not self._splits(t):
+                    return {"name": t["name"], "path": t["path"], "verdict": "not judged",
+                            "reason": "herd7 ran over its limit on %d other configurations of this test: not run"
+                            % self.after}
+                whole = False
+        rec = fn(*args, whole=whole)
+        if _reason_class(rec.get("reason", "")) in self.TOO_BIG or rec.get("lock_orders"):
             with self.lock:
                 self.timeouts[k] += 1
         return rec
 
 
-def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir):
+def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir, whole=True):
     isa = isas.ISAS[tg.isa]
     rec = {"name": t["name"], "path": t["path"]}
     why = kernel_layer.outside(t) if layer == "kernel" else None
@@ -375,56 +390,47 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
                        "P%d has %d, %s has %d beside %d arguments" % (th["id"], len(th["observed"]), tg.isa,
                                                                       len(free), len(th["args"])))
             return rec
-    try:
-        with open(os.path.join(t["_dir"], t["unit"])) as f:
-            unit = f.read()
-        flags = ["-DKATOMIC_BACKEND_ASM"] if be == "asm" else []
-        dis = comp.disassemble(argv + flags, objdump, unit, head, workdir,
-                               kernel_layer.include_dirs(tg.isa) if layer == "kernel" else ())
-    except (RuntimeError, OSError) as e:
-        rec.update(verdict="not judged", reason=str(e))
-        return rec
-    funcs = listing.parse(dis)
-    out_regs = {th["id"]: units.out_regs(isa, len(th["args"]), len(th["observed"])) for th in t["threads"]}
-    try:
-        text, notes, keymap = translate.litmus(isa, t, funcs, out_regs)
-    except isas.NotTaken as e:
-        rec.update(verdict="not judged", reason=str(e), listing=_listing(funcs))
-        return rec
-    res = H.run(text, source=False)
-    if "error" in res and any(isa.widen(i.mnem) for insns in funcs.values() for i in insns):
-        # herd7's mixed-size mode is minutes per test: sub-word accesses at their 32-bit width
-        # instead, exact while no store puts a non-zero byte above the sub-word (docs/verify.md)
-        text, notes, keymap = translate.litmus(isa, t, funcs, out_regs, widen=True)
-        res = H.run(text, source=False)
-    rec["notes"] = notes
-    if "error" in res:
-        rec.update(verdict="not judged", reason="herd7 (%s): %s" % (isa.herd_arch, res["error"]), herd_test=text)
-        return rec
-    if res.get("unrolled"):
-        rec.update(verdict="not judged", reason="herd7: %s" % res["unrolled"], herd_test=text)
+    if whole:
+        runs = _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, os.path.join(t["_dir"], t["unit"]), workdir)
+    else:
+        runs = {"reason": "herd7 ran over its limit on other configurations of this test: not run whole"}
+    if "reason" in runs and (not whole or _reason_class(runs["reason"]) in GiveUp.TOO_BIG):
+        runs = _herd_split(H, comp, isa, argv, objdump, layer, be, head, t, workdir, runs)
+    rec["notes"] = runs.get("notes", [])
+    if "reason" in runs:
+        rec.update(verdict="not judged", reason=runs["reason"])
+        rec.update({k: runs[k] for k in ("listing", "herd_test") if k in runs})
         return rec
     srcstates = s["states"]
     keys = set(k for st in srcstates for k, _ in st)
-    cstates = _project(res["states"], keymap, keys)
+    per = [(r, _project(r["states"], r["keymap"], keys)) for r in runs["runs"]]
+    cstates = set().union(*(c for _, c in per))
     if not cstates:
-        rec.update(verdict="not judged", reason="no execution of the compiled code is left (all filtered)", herd_test=text)
+        rec.update(verdict="not judged", reason="no execution of the compiled code is left (all filtered)",
+                   herd_test=runs["runs"][0]["text"])
         return rec
     weaker = sorted(_fmt(st) for st in cstates - set(srcstates))
     stronger = sorted(_fmt(st) for st in set(srcstates) - cstates)
     rec.update(verdict="WEAKER" if weaker else "ok", weaker=weaker, stronger=stronger,
                states=len(cstates), lkmm_states=len(srcstates))
+    if runs.get("orders"):
+        rec["lock_orders"] = runs["orders"]
     bodies = " ".join(th["body"] for th in t["threads"])
     if DEP_HINT.search(t["name"]) or CANCELS.search(bodies):
         rec["dependency"] = "kept" if not weaker else "lost"
     if weaker:
-        rec["herd_test"] = text
-        rec["listing"] = _listing(funcs)
-        def still_weaker(patched, model=None):
-            r2 = H.run(patched, source=False, model=model)
-            return "states" not in r2 or bool(_project(r2["states"], keymap, keys) - set(srcstates))
-        model = K.explains(isa.name, "\n".join(i.text for insns in funcs.values() for i in insns), text,
-                           still_weaker)
+        models = set()
+        for r, c in per:
+            if not c - set(srcstates):
+                continue
+            rec.setdefault("herd_test", r["text"])
+            rec.setdefault("listing", _listing(r["funcs"]))
+            def still_weaker(patched, model=None, keymap=r["keymap"]):
+                r2 = H.run(patched, source=False, model=model)
+                return "states" not in r2 or bool(_project(r2["states"], keymap, keys) - set(srcstates))
+            models.add(K.explains(isa.name, "\n".join(i.text for insns in r["funcs"].values() for i in insns),
+                                  r["text"], still_weaker))
+        model = models.pop() if len(models) == 1 else None
         if model:
             rec.update(verdict="not judged", reason=model)
         elif CANCELS.search(bodies):
@@ -433,6 +439,75 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
             rec["cause"] = ("a control dependency to a store both branches make: the compiler hoists it out of the "
                             "if (memory-barriers.txt; C keeps no such dependency, the LKMM does)")
     return rec
+
+
+def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdir, orders=None):
+    """herd7 on one compiled test: {"runs": [{states, text, keymap, funcs}], "notes"}, or {"reason", ...}.
+    orders: the lock-order split's (locksplit.split), one herd7 test each from the one compiled unit."""
+    try:
+        with open(unit_path) as f:
+            unit = f.read()
+        flags = ["-DKATOMIC_BACKEND_ASM"] if be == "asm" else []
+        dis = comp.disassemble(argv + flags, objdump, unit, head, workdir,
+                               kernel_layer.include_dirs(isa.name) if layer == "kernel" else ())
+    except (RuntimeError, OSError) as e:
+        return {"reason": str(e)}
+    funcs = listing.parse(dis)
+    out_regs = {th["id"]: units.out_regs(isa, len(th["args"]), len(th["observed"])) for th in t["threads"]}
+    runs, notes = [], set()
+    for n, (where, init) in enumerate(orders or [(None, None)]):
+        tn = locksplit.order_test(t, where, init) if orders else t
+        try:
+            text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, lock_swap=bool(orders))
+        except isas.NotTaken as e:
+            return {"reason": str(e), "listing": _listing(funcs)}
+        res = H.run(text, source=False)
+        if "error" in res and any(isa.widen(i.mnem) for insns in funcs.values() for i in insns):
+            # herd7's mixed-size mode is minutes per test: sub-word accesses at their 32-bit width
+            # instead, exact while no store puts a non-zero byte above the sub-word (docs/verify.md)
+            text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=True, lock_swap=bool(orders))
+            res = H.run(text, source=False)
+        notes.update(tnotes)
+        at = " (the lock-order split, order %d of %d)" % (n + 1, len(orders)) if orders else ""
+        if "error" in res:
+            return {"reason": "herd7 (%s)%s: %s" % (isa.herd_arch, at, res["error"]), "herd_test": text,
+                    "notes": sorted(notes)}
+        if res.get("unrolled"):
+            return {"reason": "herd7%s: %s" % (at, res["unrolled"]), "herd_test": text, "notes": sorted(notes)}
+        runs.append({"states": res["states"], "text": text, "keymap": keymap, "funcs": funcs})
+    return {"runs": runs, "notes": sorted(notes)}
+
+
+def _herd_split(H, comp, isa, argv, objdump, layer, be, head, t, workdir, whole):
+    """The lock-order split (locksplit.py) of a test herd7 could not finish whole: every order's
+    runs, or the whole test's reason when the split does not take it."""
+    try:
+        with open(t["path"]) as f:
+            generic, orders = locksplit.split(f.read())
+    except (locksplit.NotSplit, OSError):
+        return whole
+    vdir = os.path.join(workdir, "split")
+    os.makedirs(vdir, exist_ok=True)
+    path = os.path.join(vdir, "generic.litmus")
+    with open(path, "w") as f:
+        f.write(generic)
+    try:
+        tests_json, err = units.emit([path], vdir, _litmus_binary())
+        with open(tests_json) as f:
+            vtests = json.load(f)
+    except (RuntimeError, OSError, ValueError) as e:
+        return dict(whole, reason="%s; the lock-order split: %s" % (whole["reason"], e))
+    if len(vtests) != 1 or "error" in vtests[0]:
+        why = vtests[0]["error"] if vtests else (err.strip() or "not emitted")
+        return dict(whole, reason="%s; the lock-order split: %s" % (whole["reason"], why))
+    one = _herd_one(H, comp, isa, argv, objdump, layer, be, head, vtests[0], os.path.join(vdir, vtests[0]["unit"]),
+                    os.path.join(workdir, "generic"), orders)
+    if "runs" in one:
+        one["notes"] = sorted(set(one["notes"]) | {
+            "lock-order split: one herd7 test per order of the critical sections, the union of their states "
+            "(an over-approximation: docs/verify.md)"})
+        one["orders"] = len(orders)
+    return one
 
 
 def _project(states, keymap, keys):

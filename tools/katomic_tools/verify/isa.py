@@ -77,6 +77,32 @@ class Isa:
     def comment_strip(self, s):
         return s
 
+    def swap_lock_sites(self, lines, fail):
+        """The lock-order split's thread (herd lines): each lock site's acquiring RMW, whose every
+        failure leaves by the FAIL exit, as a swap with the same ordering (locksplit.py: the split's
+        orders are only fast when herd7 has one RMW event per site, not a CAS's three alternatives or
+        a store-exclusive that may fail).  Sound because every execution the filter keeps read the
+        expected 0 there, where the swap and the CAS or LL/SC pair that succeeded make the same read
+        and write; the swap lacks only the CAS's own compare (a control dependency from an acquire
+        read, which orders what follows anyway).  An ISA without an RMW instruction keeps its sites."""
+        return lines, 0
+
+    @staticmethod
+    def _leads_to(lines, label, fail, moves):
+        """Whether the code at `label` reaches the jump to `fail` through register moves alone."""
+        try:
+            k = lines.index(label + ":")
+        except ValueError:
+            return False
+        for ln in lines[k + 1:]:
+            if ln.endswith(":"):
+                continue
+            if ln.split(" ", 1)[-1] == fail and ln.split(" ", 1)[0] in ("B", "b", "j", "jmp"):
+                return True
+            if not moves.match(ln):
+                return False
+        return False
+
 
 # ---------------------------------------------------------------- AArch64
 class AArch64(Isa):
@@ -177,6 +203,82 @@ class AArch64(Isa):
             text = re.sub(r"#(\d+)", lambda mm: "#%d" % (int(mm.group(1)) - (1 << 32) if int(mm.group(1)) >= 1 << 31
                                                         else int(mm.group(1))), text)
         return [text]
+
+    _MOVE = re.compile(r"^MOV [WX]\d+,(?:[WX]\d+|#-?\d+)$")
+    _CAS = re.compile(r"^CAS(A|AL)H? (W\d+),(W\d+),\[(X\d+)\]$")
+    _LDX = re.compile(r"^LD(A?)XRH? (W\d+),\[(X\d+)\]$")
+    _STX = re.compile(r"^ST(L?)XRH? (W\d+),(W\d+),\[(X\d+)\]$")
+
+    @staticmethod
+    def _num(reg):
+        return reg[1:]
+
+    def _set_zero_before(self, lines, k, reg):
+        """Whether straight-line code before line k last set reg to 0 (MOV reg,#0)."""
+        for ln in reversed(lines[:k]):
+            if ln.endswith(":") or ln.split(" ", 1)[0] in ("B", "CBZ", "CBNZ", "TBZ", "TBNZ") or ln.startswith("B."):
+                return False
+            ops = ln.split(" ", 1)[1].split(",") if " " in ln else []
+            if ops and re.match(r"^[WX]\d+$", ops[0]) and self._num(ops[0]) == self._num(reg) \
+                    and not ln.startswith(("STR", "STLR", "STUR")):
+                return ln in ("MOV W%s,#0" % self._num(reg), "MOV X%s,#0" % self._num(reg),
+                              "MOV W%s,WZR" % self._num(reg), "MOV X%s,XZR" % self._num(reg))
+        return False
+
+    def _dead(self, after, reg):
+        """Whether reg's value is not read in `after` (its next mention sets it)."""
+        pat = re.compile(r"\b[WX]%s\b" % self._num(reg))
+        for ln in after:
+            if not pat.search(ln):
+                continue
+            mnem, _, ops = ln.partition(" ")
+            ops = ops.split(",")
+            return (bool(pat.fullmatch(ops[0])) and not any(pat.search(o) for o in ops[1:])
+                    and mnem not in ("STR", "STRB", "STRH", "STLR", "STLRB", "STLRH", "STUR", "CBZ", "CBNZ",
+                                     "TBZ", "TBNZ", "CMP", "CMN", "TST"))
+        return True
+
+    def _nonzero_exit(self, lines, k, reg, fail):
+        """Lines k.. test reg against 0 and leave for FAIL when it is not: (its length, its lines) or None."""
+        ln = lines[k] if k < len(lines) else ""
+        m = re.match(r"^CBNZ (W\d+),(\S+)$", ln)
+        if m and m.group(1) == reg and self._leads_to(lines, m.group(2), fail, self._MOVE):
+            return 1
+        if ln == "CMP %s,#0" % reg and k + 1 < len(lines) and lines[k + 1].startswith("B.NE ") \
+                and self._leads_to(lines, lines[k + 1][5:], fail, self._MOVE):
+            return 2
+        return None
+
+    def swap_lock_sites(self, lines, fail):
+        out, n, k = [], 0, 0
+        while k < len(lines):
+            ln = lines[k]
+            # casa ws,wt,[xn] with ws = 0, then ws != 0 -> FAIL
+            m = self._CAS.match(ln)
+            if m and self._set_zero_before(lines, k, m.group(2)) and self._nonzero_exit(lines, k + 1, m.group(2), fail):
+                out.append("SWP%s %s,%s,[%s]" % (m.group(1), m.group(3), m.group(2), m.group(4)))
+                n, k = n + 1, k + 1
+                continue
+            # ld[a]xr wt,[xn]; cbnz wt,La; st[l]xr ws,wv,[xn]; cbnz ws,FAIL; then wt != 0 -> FAIL, at La
+            # (gcc: La is a cmp/b.ne after the pair) or La itself (clang)
+            m, st = self._LDX.match(ln), self._STX.match(lines[k + 2] if k + 2 < len(lines) else "")
+            c1 = re.match(r"^CBNZ (W\d+),(\S+)$", lines[k + 1] if k + 1 < len(lines) else "")
+            if m and st and c1 and c1.group(1) == m.group(2) and st.group(4) == m.group(3) \
+                    and k + 3 < len(lines) and lines[k + 3] == "CBNZ %s,%s" % (st.group(2), fail) \
+                    and (st.group(2) == m.group(2) or self._dead(lines[k + 4:], st.group(2))):
+                swp = "SWP%s%s %s,%s,[%s]" % (m.group(1) and "A", st.group(1), st.group(3), m.group(2), m.group(3))
+                after = lines[k + 4:k + 5] == [c1.group(2) + ":"] and self._nonzero_exit(lines, k + 5, m.group(2), fail)
+                if after:
+                    out += [swp] + lines[k + 4:k + 5 + after]
+                    n, k = n + 1, k + 5 + after
+                    continue
+                if self._leads_to(lines, c1.group(2), fail, self._MOVE):
+                    out += [swp, lines[k + 1]]
+                    n, k = n + 1, k + 4
+                    continue
+            out.append(ln)
+            k += 1
+        return out, n
 
     def mov_imm(self, reg, v):
         return "MOV %s,#%d" % (self.render_reg(reg), v)

@@ -61,7 +61,7 @@ def _used_regs(insns):
     return out
 
 
-def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=None):
+def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=None, lock_swap=False):
     """herd lines of one thread, and whether it has a FAIL exit (its marker register).
     reserved: registers the spare ones must not be (arguments, observed registers);
     args: the registers its arguments arrive in; outside: None (a branch out of the
@@ -141,6 +141,11 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
         out.extend(lines)
     if not insns or not isa.is_ret(insns[-1]):
         out.append(isa.ret_text)
+    if lock_swap and fail:
+        out, swapped = isa.swap_lock_sites(out, fail_label)
+        if swapped:
+            notes.add("lock sites' acquiring RMW as a swap (the lock-order split: every kept execution read the "
+                      "expected 0 there)")
     if fail:
         out.append(fail_label + ":")
         out.append(isa.mov_imm(marker, 1))
@@ -152,7 +157,7 @@ def _subst_regs(text, regmap):
     return re.sub(r"%(\d+):(\d+)%", lambda m: regmap[(int(m.group(1)), int(m.group(2)))], text)
 
 
-def litmus(isa, test, funcs, out_regs, widen=False):
+def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
     """The herd7 test text of compiled test `test` (tests.json's record),
     funcs: {"P0": [Insn]}, out_regs: {thread: [machine register per slot]}.
     Returns (text, notes, keymap {herd state key: source key})."""
@@ -164,7 +169,7 @@ def litmus(isa, test, funcs, out_regs, widen=False):
             raise NotTaken("thread %s not found in the object" % name)
         args = isa.arg_regs[:len(t["args"])]
         reserved = set(args) | set(out_regs.get(t["id"], []))
-        lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen, args)
+        lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen, args, lock_swap=lock_swap)
         columns.append(lines)
         if marker:
             markers[t["id"]] = marker
