@@ -392,24 +392,127 @@ ok(_same_store_both_ways("r1 = READ_ONCE(*x); if (r1) { WRITE_ONCE(*z, 1); WRITE
    "a control dependency to a store both branches make is told apart (dependency folded), different stores are not")
 
 # a test herd7 ran over its limit on two configurations is not run on the others, and says so
+# ---- the lock-order split (locksplit.py) and the lock sites' swap
+from katomic_tools.verify import locksplit  # noqa: E402
+LK2 = """C kv-lk2
+{}
+P0(int *x, spinlock_t *l) {
+  spin_lock(l);
+  WRITE_ONCE(*x, 1);
+  spin_unlock(l);
+}
+P1(int *x, spinlock_t *l) {
+  spin_lock(l);
+  int r0 = READ_ONCE(*x);
+  spin_unlock(l);
+  spin_lock(l);
+  int r1 = READ_ONCE(*x);
+  spin_unlock(l);
+}
+exists (1:r0=1 /\\ 1:r1=0)
+"""
+gen, orders = locksplit.split(LK2)
+ok(len(orders) == 3, "split: one section of P0 and two of P1 in order: 3 orders (%d)" % len(orders))
+ok("spin_lock(l_a1_1);" in gen and "spin_unlock(l_r1_1);" in gen and "spinlock_t *l_a0_0, spinlock_t *l_r0_0" in gen,
+   "split: each section's lock and unlock get parameters of their own")
+firsts = sorted(w["l_a0_0"] for w, _ in orders)
+ok(firsts == ["l_o1", "l_o2", "l_o3"] and all(i["l_o1"] == 0 and i["l_o2"] == 1 for _, i in orders),
+   "split: P0's section comes first, second or third; the first location starts free, the rest held")
+ok(all(w["l_r1_0"] == w["l_a1_1"] for w, _ in orders) is False and
+   all(int(w["l_a1_1"][-1]) > int(w["l_a1_0"][-1]) for w, _ in orders),
+   "split: a thread's own sections keep their order in every order")
+rec = {"vars": [{"name": "x", "kind": "scalar", "init": 0}, {"name": "l_a0_0", "kind": "lock", "init": 0},
+                {"name": "l_r0_0", "kind": "lock", "init": 0}],
+       "threads": [{"id": 0, "args": ["x", "l_a0_0", "l_r0_0"]}]}
+o = locksplit.order_test(rec, {"l_a0_0": "l_o2", "l_r0_0": "l_o3"}, {"l_o1": 0, "l_o2": 1, "l_o3": 1})
+ok(o["threads"][0]["args"] == ["x", "l_o2", "l_o3"] and {v["name"]: v["init"] for v in o["vars"]} ==
+   {"x": 0, "l_o1": 0, "l_o2": 1, "l_o3": 1}, "split: an order's record points the lock parameters at its locations")
+for bad, why in (("  if (READ_ONCE(*x)) { spin_lock(l); WRITE_ONCE(*x, 2); spin_unlock(l); }", "inside a block"),
+                 ("  if (READ_ONCE(*x)) spin_lock(l);", "not a statement of its own"),
+                 ("  spin_lock(l);", "still held"),
+                 ("  if (spin_trylock(l)) WRITE_ONCE(*x, 2);", "other than by spin_lock"),
+                 ("  spin_unlock(l);", "while not held")):
+    try:
+        locksplit.split(LK2.replace("  WRITE_ONCE(*x, 1);\n  spin_unlock(l);\n", bad + "\n", 1)
+                        .replace("P0(int *x, spinlock_t *l) {\n  spin_lock(l);\n", "P0(int *x, spinlock_t *l) {\n", 1))
+        ok(False, "split refuses: %s" % why)
+    except locksplit.NotSplit as e:
+        ok(why in str(e), "split refuses a test whose lock is %s (%s)" % (why, e))
+try:
+    locksplit.split(LK2.replace("exists (", "exists (l=0 /\\ "))
+    ok(False, "split refuses a lock the final clause names")
+except locksplit.NotSplit as e:
+    ok("outside" in str(e), "split refuses a lock the final clause names (%s)" % e)
+try:
+    locksplit.split(LK2.replace("  spin_unlock(l);\n}\n", "  spin_unlock(l);\n" + "  spin_lock(l);\n  spin_unlock(l);\n" * 12
+                                + "}\n"))
+    ok(False, "split refuses too many orders")
+except locksplit.NotSplit as e:
+    ok("orders" in str(e), "split refuses more than %d orders (%s)" % (locksplit.MAX_ORDERS, e))
+
+A64_CAS = ["MOV W0,#0", "MOV W1,#1", "CASA W0,W1,[X2]", "CBNZ W0,L0_40", "LDR W9,[X3]", "ADD W9,W9,#1",
+           "STR W9,[X3]", "STLR WZR,[X2]", "RET", "L0_40:", "MOV X0,X2", "B Lfail0", "Lfail0:", "MOV X28,#1", "RET"]
+got, n = A64.swap_lock_sites(A64_CAS, "Lfail0")
+ok(n == 1 and got[2] == "SWPA W1,W0,[X2]" and got[3] == "CBNZ W0,L0_40", "swap: gcc's casa with 0 expected, cbnz to FAIL")
+clang = ["MOV W8,WZR", "MOV W10,#1", "CASAL W8,W10,[X4]", "CMP W8,#0", "B.NE L0_48"] + A64_CAS[4:9] + \
+    ["L0_48:", "MOV X9,X0", "B Lfail0", "Lfail0:", "RET"]
+got, n = A64.swap_lock_sites(clang, "Lfail0")
+ok(n == 1 and got[2] == "SWPAL W10,W8,[X4]", "swap: clang's casal with wzr expected, cmp/b.ne to FAIL")
+for why, lines in (("expected value 1", ["MOV W0,#1"] + A64_CAS[1:]),
+                   ("a label before the CAS", ["MOV W0,#0", "L0_4:"] + A64_CAS[1:]),
+                   ("its failure not to FAIL", A64_CAS[:10] + ["LDR W9,[X3]", "B Lfail0"] + A64_CAS[12:]),
+                   ("a relaxed CAS", [ln.replace("CASA", "CAS") for ln in A64_CAS])):
+    ok(A64.swap_lock_sites(lines, "Lfail0")[1] == 0, "swap refuses: %s" % why)
+LLSC = ["MOV W0,#1", "LDAXR W1,[X4]", "CBNZ W1,L0_30", "STXR W2,W0,[X4]", "CBNZ W2,Lfail0", "L0_30:", "CMP W1,#0",
+        "B.NE L0_78", "LDR W9,[X3]", "STLR WZR,[X4]", "RET", "L0_78:", "MOV X0,X4", "B Lfail0", "Lfail0:", "RET"]
+got, n = A64.swap_lock_sites(LLSC, "Lfail0")
+ok(n == 1 and got[1:5] == ["SWPA W0,W1,[X4]", "L0_30:", "CMP W1,#0", "B.NE L0_78"], "swap: gcc's ldaxr/stxr pair")
+cl = ["MOV W8,#1", "LDAXR W9,[X4]", "CBNZ W9,L0_4c", "STXR W9,W8,[X4]", "CBNZ W9,Lfail0", "LDR W9,[X3]", "RET",
+      "L0_4c:", "MOV X9,X0", "B Lfail0", "Lfail0:", "RET"]
+got, n = A64.swap_lock_sites(cl, "Lfail0")
+ok(n == 1 and got[1:3] == ["SWPA W8,W9,[X4]", "CBNZ W9,L0_4c"], "swap: clang's pair, status in the loaded register")
+ok(A64.swap_lock_sites(LLSC[:8] + ["ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == 0,
+   "swap refuses a pair whose status register is read afterwards")
+x86 = isas.ISAS["x86_64"]
+XS = ["xor %eax,%eax", "mov $1,%edx", "lock; cmpxchg (%r8),%edx", "jne L0_48", "mov (%rcx),%r11d", "ret", "L0_48:",
+      "mov %r8,%rdi", "jmp Lfail0", "Lfail0:", "ret"]
+spares = iter(["r15", "r14"])
+got, n = x86.swap_lock_sites(XS, "Lfail0", lambda: next(spares))
+ok(n == 1 and got[2:6] == ["mov %edx,%r15d", "xchg (%r8),%r15d", "cmp %eax,%r15d", "jne L0_48"],
+   "swap: x86 lock cmpxchg with %eax 0 becomes an xchg of a copy and a compare")
+ok(x86.swap_lock_sites(["mov $1,%eax"] + XS[1:], "Lfail0", lambda: "r15")[1] == 0,
+   "swap refuses a cmpxchg whose expected %eax is not 0")
+
+
 from katomic_tools.verify.__main__ import GiveUp  # noqa: E402
 calls = []
 
 
-def fake(reason):
-    calls.append(reason)
+def fake(reason, whole=True):
+    calls.append(reason if whole else "split: " + reason)
     return {"verdict": "not judged", "reason": reason}
 
 
 g, t0 = GiveUp(2), {"name": "T", "path": "T.litmus"}
-recs = [g.run(0, t0, fake, r) for r in ("herd7 (PPC): herd7 ran over 10 s", "herd7 (RISCV): unexpected 'x'",
+recs = [g.run(0, t0, False, fake, r) for r in ("herd7 (PPC): herd7 ran over 10 s", "herd7 (RISCV): unexpected 'x'",
                                         "herd7 (RISCV): herd7 ran over 10 s", "herd7 (X86_64): never run")]
-recs.append(g.run(1, dict(t0, name="U"), fake, "herd7 (X86_64): another test is run"))
+recs.append(g.run(1, dict(t0, name="U"), False, fake, "herd7 (X86_64): another test is run"))
 ok(len(calls) == 4 and _reason_class(recs[3]["reason"]) == "herd7 time limit" and "not run" in recs[3]["reason"],
    "give up: after 2 time-outs of a test (not counting its other refusals) its next configuration is not run, "
    "counted as a herd7 time limit")
-ok(calls[-1].endswith("another test is run") and GiveUp(0).run(0, t0, fake, "x") and len(calls) == 5,
+ok(calls[-1].endswith("another test is run") and GiveUp(0).run(0, t0, False, fake, "x") and len(calls) == 5,
    "give up: only that test; --give-up-after 0 runs everything")
+import tempfile  # noqa: E402
+with tempfile.NamedTemporaryFile("w", suffix=".litmus", delete=False) as lk:
+    lk.write(LK2)
+g, tl = GiveUp(1), {"name": "kv-lk2", "path": lk.name}
+g.run(0, tl, False, fake, "herd7 (PPC): herd7 ran over 10 s")
+g.run(0, tl, False, fake, "herd7 (PPC): the next configuration")
+g.run(1, t0, True, fake, "herd7 (PPC): --lock-split always, a test it does not take")
+ok(calls[-3:] == ["herd7 (PPC): herd7 ran over 10 s", "split: herd7 (PPC): the next configuration",
+                  "herd7 (PPC): --lock-split always, a test it does not take"],
+   "give up: a lock test the split takes goes to the split after its time-outs; one it does not take runs whole")
+os.unlink(lk.name)
 
 
 # ---- the slow path's ways out (waysout.py): the lock's address, the sites, a retry
@@ -487,6 +590,7 @@ ok(slowpath._succ(X86, listing.parse(x86_fn("ret", "xchg   %ax,%ax", "nopl   0x0
    "ways out: padding after a return is not code lost")
 
 # ---- with herd7: the pipeline must be able to fail
+
 try:
     h7, lib = herd.find_herd()
 except herd.HerdMissing as e:
@@ -595,4 +699,16 @@ exists (1:r11=1 /\\ 2:r11=2 /\\ 3:r11=3 /\\ 3:r10=0)
        and not any(bad <= st for st in atomic["states"]),
        "herd7 x86: that state is gone with verify's -optace true and with the known-weakness check's model")
     ok(not known.Known(H).weak("x86_64"), "herd7 x86: the cmpxchg probe finds the gap closed under verify's options")
+    # the lock-site swap keeps what the CAS allows: two increments under a lock end with x=2
+    def two_incs(lines):
+        body = [ln.replace("Lfail0", "Lfail%d") for ln in lines]
+        cols = [[ln.replace("%d", str(t)).replace("L0_", "L%d_" % t) for ln in body] + ["Lx%d:" % t] for t in (0, 1)]
+        rows = ["%-24s | %-24s ;" % (cols[0][r] if r < len(cols[0]) else "", cols[1][r] if r < len(cols[1]) else "")
+                for r in range(max(map(len, cols)))]
+        return ("AArch64 kv-inc\n{ l=0; x=0; 0:X2=l; 0:X3=x; 1:X2=l; 1:X3=x; }\n P0 | P1 ;\n" + "\n".join(rows) +
+                "\nlocations [x]\nfilter (0:X28=0 /\\ 1:X28=0)\nexists (x=2)\n")
+    inc = A64_CAS[:9] + ["L0_40:", "B Lfail0", "Lfail0:", "MOV X28,#1", "RET"]
+    whole, swapped = H.run(two_incs(inc), source=False), H.run(two_incs(A64.swap_lock_sites(inc, "Lfail0")[0]), source=False)
+    ok("states" in whole and whole["states"] == swapped.get("states") == [frozenset([("x", "2")])],
+       "herd7: two locked increments end with x=2, with the CAS and with the swap (%s, %s)" % (whole, swapped))
 sys.exit(tap.summary())

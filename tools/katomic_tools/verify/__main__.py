@@ -70,6 +70,9 @@ def main(argv=None):
     ap.add_argument("--give-up-after", type=int, default=2, metavar="N",
                     help="a test herd7 ran over its limit on N configurations is not run on the others (default 2; "
                     "0: run every one)")
+    ap.add_argument("--lock-split", default="auto", choices=("auto", "always"),
+                    help="auto: a lock test herd7 cannot finish whole is judged by the lock-order split; always: "
+                    "every test the split takes is judged by it (to compare the two: docs/verify.md)")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
     ap.add_argument("--slowpath", action="store_true",
@@ -198,7 +201,7 @@ def main(argv=None):
         for k, t in enumerate(tests):
             if src[k].get("not_judged"):
                 continue
-            jobs[pool.submit(gave_up.run, k, t, _compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, heads[ci],
+            jobs[pool.submit(gave_up.run, k, t, a.lock_split == "always", _compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, heads[ci],
                              t, src[k], os.path.join(work, "c%d-%d" % (ci, k)))] = (ci, k)
     per = {}
     for fu in concurrent.futures.as_completed(jobs):
@@ -359,10 +362,10 @@ class GiveUp:
                 self.splits[t["path"]] = False
         return self.splits[t["path"]]
 
-    def run(self, k, t, fn, *args):
-        whole = True
+    def run(self, k, t, split, fn, *args):
+        whole = not (split and self._splits(t))
         with self.lock:
-            if self.after and self.timeouts[k] >= self.after:
+            if whole and self.after and self.timeouts[k] >= self.after:
                 if not self._splits(t):
                     return {"name": t["name"], "path": t["path"], "verdict": "not judged",
                             "reason": "herd7 ran over its limit on %d other configurations of this test: not run"
@@ -465,7 +468,10 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         if "error" in res and any(isa.widen(i.mnem) for insns in funcs.values() for i in insns):
             # herd7's mixed-size mode is minutes per test: sub-word accesses at their 32-bit width
             # instead, exact while no store puts a non-zero byte above the sub-word (docs/verify.md)
-            text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=True, lock_swap=bool(orders))
+            try:
+                text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=True, lock_swap=bool(orders))
+            except isas.NotTaken as e:
+                return {"reason": str(e), "listing": _listing(funcs)}
             res = H.run(text, source=False)
         notes.update(tnotes)
         at = " (the lock-order split, order %d of %d)" % (n + 1, len(orders)) if orders else ""

@@ -77,7 +77,7 @@ class Isa:
     def comment_strip(self, s):
         return s
 
-    def swap_lock_sites(self, lines, fail):
+    def swap_lock_sites(self, lines, fail, spare=None):
         """The lock-order split's thread (herd lines): each lock site's acquiring RMW, whose every
         failure leaves by the FAIL exit, as a swap with the same ordering (locksplit.py: the split's
         orders are only fast when herd7 has one RMW event per site, not a CAS's three alternatives or
@@ -249,7 +249,7 @@ class AArch64(Isa):
             return 2
         return None
 
-    def swap_lock_sites(self, lines, fail):
+    def swap_lock_sites(self, lines, fail, spare=None):
         out, n, k = [], 0, 0
         while k < len(lines):
             ln = lines[k]
@@ -956,6 +956,44 @@ class X86_64(Isa):
         text = re.sub(r"(\$-?)0x([0-9a-f]+)", _dec, text)
         text = re.sub(r"(^|[ ,])(-?)0x([0-9a-f]+)\(", lambda mm: mm.group(1) + mm.group(2) + str(int(mm.group(3), 16)) + "(", text)
         return [text]
+
+    _XMOVE = re.compile(r"^movq? %\w+,%\w+$")
+    _CMPXCHG = re.compile(r"^lock; cmpxchg (\([^()]*\)),(%\w+)$")
+
+    def _eax_zero_before(self, lines, k):
+        """Whether straight-line code before line k last set %eax to 0."""
+        for ln in reversed(lines[:k]):
+            if ln.endswith(":") or ln.startswith("j") or "cmpxchg" in ln:
+                return False
+            if ln in ("xor %eax,%eax", "mov $0,%eax", "movl $0,%eax"):
+                return True
+            if re.search(r",%[re]?ax\b|,%eax\b", ln) or ln.startswith(("xchg", "xadd")):
+                return False
+        return False
+
+    def swap_lock_sites(self, lines, fail, spare=None):
+        # lock cmpxchg with %eax = 0, then jne -> FAIL: the kept executions read 0 and wrote the new
+        # value, and the compare of two equal values sets the flags the cmpxchg set
+        out, n, reg = [], 0, []
+        for k, ln in enumerate(lines):
+            m = self._CMPXCHG.match(ln)
+            nxt = lines[k + 1] if k + 1 < len(lines) else ""
+            if m and spare and (m.group(2).endswith("d") or m.group(2).startswith("%e")):
+                if nxt.startswith("jne ") and self._leads_to(lines, nxt[4:], fail, self._XMOVE) \
+                        and self._eax_zero_before(lines, k):
+                    if not reg:
+                        try:
+                            reg.append(spare())         # one for every site: dead after its cmp
+                        except NotTaken:
+                            spare = None
+                            out.append(ln)
+                            continue
+                    s = self._r32(reg[0])
+                    out += ["mov %s,%s" % (m.group(2), s), "xchg %s,%s" % (m.group(1), s), "cmp %%eax,%s" % s]
+                    n += 1
+                    continue
+            out.append(ln)
+        return out, n
 
     def mov_imm(self, reg, v):
         return "movq $%d,%%%s" % (v, reg)

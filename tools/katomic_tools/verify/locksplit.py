@@ -114,20 +114,36 @@ def _sections(text):
     return locks, calls_of
 
 
+def _count(per_thread):
+    """How many interleavings: the multinomial of the threads' section counts."""
+    out, seen = 1, 0
+    for n in per_thread.values():
+        for k in range(n):
+            seen += 1
+            out = out * seen // (k + 1)
+    return out
+
+
 def _interleavings(per_thread):
     """Every order of the sections {tid: n} that keeps each thread's own order: [(tid, k)]."""
-    items = [t for t, n in sorted(per_thread.items()) for _ in range(n)]
-    seen = set()
-    for perm in itertools.permutations(items):
-        if perm in seen:
-            continue
-        seen.add(perm)
-        count = {}
-        order = []
-        for t in perm:
-            order.append((t, count.get(t, 0)))
-            count[t] = count.get(t, 0) + 1
-        yield order
+    left = dict(per_thread)
+    done = {t: 0 for t in per_thread}
+    order = []
+
+    def walk():
+        if not any(left.values()):
+            yield list(order)
+            return
+        for t in sorted(left):
+            if left[t]:
+                left[t] -= 1
+                order.append((t, done[t]))
+                done[t] += 1
+                yield from walk()
+                done[t] -= 1
+                order.pop()
+                left[t] += 1
+    return list(walk())
 
 
 def split(text):
@@ -146,12 +162,12 @@ def split(text):
         if re.search(r"\b%s\b" % re.escape(name), outside):
             raise NotSplit("lock %s named outside the threads' spin_lock/spin_unlock" % name)
     names = sorted(locks)
-    per_lock = [list(_interleavings(locks[n])) for n in names]
     total = 1
-    for p in per_lock:
-        total *= len(p)
+    for n in names:
+        total *= _count(locks[n])
     if total > MAX_ORDERS:
         raise NotSplit("%d orders of the critical sections (more than %d)" % (total, MAX_ORDERS))
+    per_lock = [_interleavings(locks[n]) for n in names]
     orders = []
     for choice in itertools.product(*per_lock):
         where, init = {}, {}

@@ -142,7 +142,7 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
     if not insns or not isa.is_ret(insns[-1]):
         out.append(isa.ret_text)
     if lock_swap and fail:
-        out, swapped = isa.swap_lock_sites(out, fail_label)
+        out, swapped = isa.swap_lock_sites(out, fail_label, slots.take)
         if swapped:
             notes.add("lock sites' acquiring RMW as a swap (the lock-order split: every kept execution read the "
                       "expected 0 there)")
