@@ -450,37 +450,58 @@ try:
 except locksplit.NotSplit as e:
     ok("orders" in str(e), "split refuses more than %d orders (%s)" % (locksplit.MAX_ORDERS, e))
 
+ok(locksplit.plain_rmw(LK2) and not locksplit.plain_rmw(LK2.replace("WRITE_ONCE(*x, 1)", "atomic_inc(x)")),
+   "split: a test whose only RMWs are its locks may take them plainly; one with an atomic_inc may not")
+ppc = isas.ISAS["ppc64le"]
+PS = ["li r10,1", "lwarx r9,r0,r7", "cmpwi r9,0", "bne L0_90", "stwcx. r10,r0,r7", "bne Lfail0", "isync", "lwz r10,0(r6)",
+      "blr", "L0_90:", "b Lfail0", "Lfail0:", "blr"]
+got, kind = ppc.swap_lock_sites(PS, "Lfail0", plain=True)
+ok(kind and got[1:5] == ["lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)"] and got[5] == "isync",
+   "plain: ppc's lwarx/stwcx. site as lwz/stw, cr0 the compare's EQ at the store, the retry dropped")
+ok(ppc.swap_lock_sites(PS, "Lfail0")[1] == "", "plain: not without plain_rmw (the site stays an LL/SC pair)")
+ok(ppc.swap_lock_sites(PS[:2] + ["cmpwi r9,1"] + PS[3:], "Lfail0", plain=True)[1] == "",
+   "plain: ppc refuses a site whose compare is not with 0")
+rv = isas.ISAS["riscv64"]
+RS = ["lr.w x16,(x14)", "and x9,x16,x8", "bne x9,zero,L0_34", "xor x9,x16,x23", "sc.w x9,x9,(x14)", "bne x9,zero,Lfail0",
+      "L0_34:", "fence r,rw", "ret", "Lfail0:", "ret"]
+got, kind = rv.swap_lock_sites(RS, "Lfail0", plain=True)
+ok(kind and got[:6] == ["lw x16,0(x14)", "and x9,x16,x8", "bne x9,zero,L0_34", "xor x9,x16,x23", "sw x9,0(x14)", "li x9,0"],
+   "plain: riscv's lr.w/sc.w site as lw/sw and a status of 0")
+ok(rv.swap_lock_sites([RS[0].replace("lr.w", "lr.w.aq")] + RS[1:], "Lfail0", plain=True)[1] == "" and
+   rv.swap_lock_sites(RS[:3] + ["lw x5,0(x13)"] + RS[3:], "Lfail0", plain=True)[1] == "",
+   "plain: riscv refuses an annotated lr.w (its .aq would be lost) and a memory access inside the pair")
+
 A64_CAS = ["MOV W0,#0", "MOV W1,#1", "CASA W0,W1,[X2]", "CBNZ W0,L0_40", "LDR W9,[X3]", "ADD W9,W9,#1",
            "STR W9,[X3]", "STLR WZR,[X2]", "RET", "L0_40:", "MOV X0,X2", "B Lfail0", "Lfail0:", "MOV X28,#1", "RET"]
 got, n = A64.swap_lock_sites(A64_CAS, "Lfail0")
-ok(n == 1 and got[2] == "SWPA W1,W0,[X2]" and got[3] == "CBNZ W0,L0_40", "swap: gcc's casa with 0 expected, cbnz to FAIL")
+ok(n == "swap" and got[2] == "SWPA W1,W0,[X2]" and got[3] == "CBNZ W0,L0_40", "swap: gcc's casa with 0 expected, cbnz to FAIL")
 clang = ["MOV W8,WZR", "MOV W10,#1", "CASAL W8,W10,[X4]", "CMP W8,#0", "B.NE L0_48"] + A64_CAS[4:9] + \
     ["L0_48:", "MOV X9,X0", "B Lfail0", "Lfail0:", "RET"]
 got, n = A64.swap_lock_sites(clang, "Lfail0")
-ok(n == 1 and got[2] == "SWPAL W10,W8,[X4]", "swap: clang's casal with wzr expected, cmp/b.ne to FAIL")
+ok(n == "swap" and got[2] == "SWPAL W10,W8,[X4]", "swap: clang's casal with wzr expected, cmp/b.ne to FAIL")
 for why, lines in (("expected value 1", ["MOV W0,#1"] + A64_CAS[1:]),
                    ("a label before the CAS", ["MOV W0,#0", "L0_4:"] + A64_CAS[1:]),
                    ("its failure not to FAIL", A64_CAS[:10] + ["LDR W9,[X3]", "B Lfail0"] + A64_CAS[12:]),
                    ("a relaxed CAS", [ln.replace("CASA", "CAS") for ln in A64_CAS])):
-    ok(A64.swap_lock_sites(lines, "Lfail0")[1] == 0, "swap refuses: %s" % why)
+    ok(A64.swap_lock_sites(lines, "Lfail0")[1] == "", "swap refuses: %s" % why)
 LLSC = ["MOV W0,#1", "LDAXR W1,[X4]", "CBNZ W1,L0_30", "STXR W2,W0,[X4]", "CBNZ W2,Lfail0", "L0_30:", "CMP W1,#0",
         "B.NE L0_78", "LDR W9,[X3]", "STLR WZR,[X4]", "RET", "L0_78:", "MOV X0,X4", "B Lfail0", "Lfail0:", "RET"]
 got, n = A64.swap_lock_sites(LLSC, "Lfail0")
-ok(n == 1 and got[1:5] == ["SWPA W0,W1,[X4]", "L0_30:", "CMP W1,#0", "B.NE L0_78"], "swap: gcc's ldaxr/stxr pair")
+ok(n == "swap" and got[1:5] == ["SWPA W0,W1,[X4]", "L0_30:", "CMP W1,#0", "B.NE L0_78"], "swap: gcc's ldaxr/stxr pair")
 cl = ["MOV W8,#1", "LDAXR W9,[X4]", "CBNZ W9,L0_4c", "STXR W9,W8,[X4]", "CBNZ W9,Lfail0", "LDR W9,[X3]", "RET",
       "L0_4c:", "MOV X9,X0", "B Lfail0", "Lfail0:", "RET"]
 got, n = A64.swap_lock_sites(cl, "Lfail0")
-ok(n == 1 and got[1:3] == ["SWPA W8,W9,[X4]", "CBNZ W9,L0_4c"], "swap: clang's pair, status in the loaded register")
-ok(A64.swap_lock_sites(LLSC[:8] + ["ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == 0,
+ok(n == "swap" and got[1:3] == ["SWPA W8,W9,[X4]", "CBNZ W9,L0_4c"], "swap: clang's pair, status in the loaded register")
+ok(A64.swap_lock_sites(LLSC[:8] + ["ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "",
    "swap refuses a pair whose status register is read afterwards")
 x86 = isas.ISAS["x86_64"]
 XS = ["xor %eax,%eax", "mov $1,%edx", "lock; cmpxchg (%r8),%edx", "jne L0_48", "mov (%rcx),%r11d", "ret", "L0_48:",
       "mov %r8,%rdi", "jmp Lfail0", "Lfail0:", "ret"]
 spares = iter(["r15", "r14"])
 got, n = x86.swap_lock_sites(XS, "Lfail0", lambda: next(spares))
-ok(n == 1 and got[2:6] == ["mov %edx,%r15d", "xchg (%r8),%r15d", "cmp %eax,%r15d", "jne L0_48"],
+ok(n == "swap" and got[2:6] == ["mov %edx,%r15d", "xchg (%r8),%r15d", "cmp %eax,%r15d", "jne L0_48"],
    "swap: x86 lock cmpxchg with %eax 0 becomes an xchg of a copy and a compare")
-ok(x86.swap_lock_sites(["mov $1,%eax"] + XS[1:], "Lfail0", lambda: "r15")[1] == 0,
+ok(x86.swap_lock_sites(["mov $1,%eax"] + XS[1:], "Lfail0", lambda: "r15")[1] == "",
    "swap refuses a cmpxchg whose expected %eax is not 0")
 
 

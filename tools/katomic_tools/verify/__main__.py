@@ -444,7 +444,7 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
     return rec
 
 
-def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdir, orders=None):
+def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdir, orders=None, swap="swap"):
     """herd7 on one compiled test: {"runs": [{states, text, keymap, funcs}], "notes"}, or {"reason", ...}.
     orders: the lock-order split's (locksplit.split), one herd7 test each from the one compiled unit."""
     try:
@@ -461,7 +461,7 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
     for n, (where, init) in enumerate(orders or [(None, None)]):
         tn = locksplit.order_test(t, where, init) if orders else t
         try:
-            text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, lock_swap=bool(orders))
+            text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, lock_swap=orders and swap)
         except isas.NotTaken as e:
             return {"reason": str(e), "listing": _listing(funcs)}
         res = H.run(text, source=False)
@@ -469,7 +469,8 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
             # herd7's mixed-size mode is minutes per test: sub-word accesses at their 32-bit width
             # instead, exact while no store puts a non-zero byte above the sub-word (docs/verify.md)
             try:
-                text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=True, lock_swap=bool(orders))
+                text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=True,
+                                                        lock_swap=orders and swap)
             except isas.NotTaken as e:
                 return {"reason": str(e), "listing": _listing(funcs)}
             res = H.run(text, source=False)
@@ -489,7 +490,8 @@ def _herd_split(H, comp, isa, argv, objdump, layer, be, head, t, workdir, whole)
     runs, or the whole test's reason when the split does not take it."""
     try:
         with open(t["path"]) as f:
-            generic, orders = locksplit.split(f.read())
+            text = f.read()
+        generic, orders = locksplit.split(text)
     except (locksplit.NotSplit, OSError):
         return whole
     vdir = os.path.join(workdir, "split")
@@ -507,7 +509,7 @@ def _herd_split(H, comp, isa, argv, objdump, layer, be, head, t, workdir, whole)
         why = vtests[0]["error"] if vtests else (err.strip() or "not emitted")
         return dict(whole, reason="%s; the lock-order split: %s" % (whole["reason"], why))
     one = _herd_one(H, comp, isa, argv, objdump, layer, be, head, vtests[0], os.path.join(vdir, vtests[0]["unit"]),
-                    os.path.join(workdir, "generic"), orders)
+                    os.path.join(workdir, "generic"), orders, "plain" if locksplit.plain_rmw(text) else "swap")
     if "runs" in one:
         one["notes"] = sorted(set(one["notes"]) | {
             "lock-order split: one herd7 test per order of the critical sections, the union of their states "

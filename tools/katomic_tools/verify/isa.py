@@ -77,15 +77,19 @@ class Isa:
     def comment_strip(self, s):
         return s
 
-    def swap_lock_sites(self, lines, fail, spare=None):
+    def swap_lock_sites(self, lines, fail, spare=None, plain=False):
         """The lock-order split's thread (herd lines): each lock site's acquiring RMW, whose every
         failure leaves by the FAIL exit, as a swap with the same ordering (locksplit.py: the split's
         orders are only fast when herd7 has one RMW event per site, not a CAS's three alternatives or
         a store-exclusive that may fail).  Sound because every execution the filter keeps read the
         expected 0 there, where the swap and the CAS or LL/SC pair that succeeded make the same read
         and write; the swap lacks only the CAS's own compare (a control dependency from an acquire
-        read, which orders what follows anyway).  An ISA without an RMW instruction keeps its sites."""
-        return lines, 0
+        read, which orders what follows anyway).  plain: the test's lock sites are its only RMWs
+        (locksplit.plain_rmw), so an ISA with no swap in herd7 may take a site as its load and its
+        store: each split location has one RMW, which reads the one write co-before its own, so its
+        atomicity holds in every execution anyway.  Returns the lines and what the sites became
+        ("" when none)."""
+        return lines, ""
 
     @staticmethod
     def _leads_to(lines, label, fail, moves):
@@ -249,7 +253,7 @@ class AArch64(Isa):
             return 2
         return None
 
-    def swap_lock_sites(self, lines, fail, spare=None):
+    def swap_lock_sites(self, lines, fail, spare=None, plain=False):
         out, n, k = [], 0, 0
         while k < len(lines):
             ln = lines[k]
@@ -278,7 +282,7 @@ class AArch64(Isa):
                     continue
             out.append(ln)
             k += 1
-        return out, n
+        return out, "swap" if n else ""
 
     def mov_imm(self, reg, v):
         return "MOV %s,#%d" % (self.render_reg(reg), v)
@@ -439,6 +443,28 @@ class RiscV(Isa):
         text = m + (" " + ",".join(ops) if ops else "")
         text = re.sub(r"(^|[ ,(-])0x([0-9a-f]+)", _dec, text)
         return [text]
+
+    def swap_lock_sites(self, lines, fail, spare=None, plain=False):
+        # lr.w r,(a) .. sc.w s,v,(a); bne s,zero,FAIL -> lw; ..; sw; li s,0 (herd7's RISCV has no
+        # sub-word swap; the lines between are register arithmetic and forward branches only)
+        if not plain:
+            return lines, ""
+        out, n, k = [], 0, 0
+        while k < len(lines):
+            m = re.match(r"^lr\.w (x\d+),\((x\d+)\)$", lines[k])
+            j = k + 1
+            while m and j < len(lines) and not re.match(r"^(sc\.|[a-z]+:$|L|lr\.|amo|fence|[ls][bhwd]u? |j)", lines[j]) \
+                    and not lines[j].endswith(":"):
+                j += 1
+            st = re.match(r"^sc\.w (x\d+),(x\d+),\((x\d+)\)$", lines[j]) if m and j + 1 < len(lines) else None
+            if st and st.group(3) == m.group(2) and lines[j + 1] == "bne %s,zero,%s" % (st.group(1), fail):
+                out += ["lw %s,0(%s)" % (m.group(1), m.group(2))] + lines[k + 1:j] + \
+                    ["sw %s,0(%s)" % (st.group(2), m.group(2)), "li %s,0" % st.group(1)]
+                n, k = n + 1, j + 2
+                continue
+            out.append(lines[k])
+            k += 1
+        return out, "plain load and store" if n else ""
 
     def mov_imm(self, reg, v):
         return "li %s,%d" % (self.reg_key(reg), v)
@@ -663,6 +689,27 @@ class Power(Isa):
         text = m + (" " + ",".join(ops) if ops else "")
         text = re.sub(r"(^|[ ,(-])0x([0-9a-f]+)", _dec, text)
         return [text]
+
+    def swap_lock_sites(self, lines, fail, spare=None, plain=False):
+        # lwarx r,ra,rb; cmpwi r,0; bne ..; stwcx. v,ra,rb; bne FAIL -> lwz; cmpwi; bne; stw: at the
+        # store cr0 is the compare's EQ, as a successful stwcx. leaves it (herd7's PPC has no swap)
+        if not plain:
+            return lines, ""
+        out, n, k = [], 0, 0
+        while k < len(lines):
+            m = re.match(r"^lwarx (r\d+),(r\d+),(r\d+)$", lines[k])
+            st = re.match(r"^stwcx\. (r\d+),(r\d+),(r\d+)$", lines[k + 3]) if m and k + 4 < len(lines) else None
+            if st and st.group(2, 3) == m.group(2, 3) and lines[k + 1] == "cmpwi %s,0" % m.group(1) \
+                    and lines[k + 2].startswith("bne ") and lines[k + 4] == "bne " + fail:
+                ra, rb = m.group(2, 3)
+                load = "lwz %s,0(%s)" % (m.group(1), rb) if ra == "r0" else "lwzx %s,%s,%s" % (m.group(1), ra, rb)
+                store = "stw %s,0(%s)" % (st.group(1), rb) if ra == "r0" else "stwx %s,%s,%s" % (st.group(1), ra, rb)
+                out += [load, lines[k + 1], lines[k + 2], store]
+                n, k = n + 1, k + 5
+                continue
+            out.append(lines[k])
+            k += 1
+        return out, "plain load and store" if n else ""
 
     def mov_imm(self, reg, v):
         return "li %s,%d" % (reg, v)
@@ -971,7 +1018,7 @@ class X86_64(Isa):
                 return False
         return False
 
-    def swap_lock_sites(self, lines, fail, spare=None):
+    def swap_lock_sites(self, lines, fail, spare=None, plain=False):
         # lock cmpxchg with %eax = 0, then jne -> FAIL: the kept executions read 0 and wrote the new
         # value, and the compare of two equal values sets the flags the cmpxchg set
         out, n, reg = [], 0, []
@@ -993,7 +1040,7 @@ class X86_64(Isa):
                     n += 1
                     continue
             out.append(ln)
-        return out, n
+        return out, "swap" if n else ""
 
     def mov_imm(self, reg, v):
         return "movq $%d,%%%s" % (v, reg)

@@ -34,6 +34,12 @@ import re
 LOCK_CALL = re.compile(r"\b(spin_lock|spin_unlock)\s*\(\s*(\w+)\s*\)\s*;")
 THREAD = re.compile(r"\bP(\d+)\s*\(([^()]*)\)\s*\{")
 MAX_ORDERS = 64
+# What a thread may call for its lock sites to be the only RMWs of its compiled code (plain_rmw).
+NO_RMW = frozenset(("spin_lock", "spin_unlock", "READ_ONCE", "WRITE_ONCE", "smp_load_acquire", "smp_store_release",
+                    "smp_mb", "smp_rmb", "smp_wmb", "barrier", "atomic_read", "atomic_set", "atomic_read_acquire",
+                    "atomic_set_release", "rcu_dereference", "rcu_assign_pointer", "rcu_read_lock", "rcu_read_unlock",
+                    "smp_mb__after_spinlock", "smp_mb__after_unlock_lock", "if", "while", "for", "switch", "sizeof",
+                    "return"))
 HELD = 1        # a held lock word (spinlock.h: the locked byte, 1)
 
 
@@ -144,6 +150,20 @@ def _interleavings(per_thread):
                 order.pop()
                 left[t] += 1
     return list(walk())
+
+
+def plain_rmw(text):
+    """Whether the threads call nothing that compiles to an RMW but spin_lock: then every RMW of the
+    compiled code is a lock site, and in one order of the split each lock location has one RMW (its
+    section's lock), which reads the one write before its own: its atomicity holds in every
+    execution, so the site may be taken as a plain load and store (ISAs with no RMW instruction in
+    herd7, or a masked sub-word loop).  NO_RMW lists what may be called."""
+    threads = _threads(text)
+    for _, _, _, (b0, b1) in threads:
+        for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", text[b0:b1]):
+            if m.group(1) not in NO_RMW:
+                return False
+    return True
 
 
 def split(text):
