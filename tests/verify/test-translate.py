@@ -471,6 +471,40 @@ ok(rv.swap_lock_sites([RS[0].replace("lr.w", "lr.w.aq")] + RS[1:], "Lfail0", pla
    rv.swap_lock_sites(RS[:3] + ["lw x5,0(x13)"] + RS[3:], "Lfail0", plain=True)[1] == "",
    "plain: riscv refuses an annotated lr.w (its .aq would be lost) and a memory access inside the pair")
 
+from katomic_tools.verify import doomed  # noqa: E402
+
+
+def lead(fail, moves):
+    return lambda label, lines: isas.Isa._leads_to(lines, label, fail, moves)
+
+
+RVD = ["lui x8,16", "addiw x8,x8,-1", "li x23,1", "lw x16,0(x14)", "and x9,x16,x8", "bne x9,zero,L0_34",
+       "xor x9,x16,x23", "sw x9,0(x14)", "li x9,0", "L0_34:", "slli x16,x16,48", "fence r,rw", "bne x16,zero,L0_8c",
+       "lw x5,0(x13)", "ret", "L0_8c:", "mv x10,x14", "j Lfail0", "j L0_34", "Lfail0:", "li x27,1", "ret"]
+got, n = doomed.redirect("riscv64", RVD, "Lfail0", lead("Lfail0", doomed.MOVES["riscv64"]))
+ok(n == 1 and got[5] == "bne x9,zero,Lfail0", "doomed: riscv's busy branch (low 16 bits) goes to FAIL, its second "
+   "test (the same bits, by slli 48) sends them there")
+for why, lines in (("a second test of fewer bits", RVD[:10] + ["slli x16,x16,56"] + RVD[11:]),
+                   ("a first test of more bits", RVD[:4] + ["mv x9,x16"] + RVD[5:]),
+                   ("a second test of another load", RVD[:10] + ["lw x16,0(x13)"] + RVD[11:]),
+                   ("a mask not known", ["lw x8,0(x12)"] + RVD[2:]),
+                   ("a second branch that does not reach FAIL", RVD[:15] + ["L0_8c:", "sw x9,0(x13)", "j Lfail0"] + RVD[18:])):
+    ok(doomed.redirect("riscv64", lines, "Lfail0", lead("Lfail0", doomed.MOVES["riscv64"]))[1] == 0,
+       "doomed refuses: %s" % why)
+RVG = ["li x28,0", "lui x16,16", "slli x28,x28,3", "addiw x16,x16,-1", "sllw x16,x16,x28", "sext.w x13,x16", "li x10,0",
+       "lw x12,0(x15)", "and x6,x12,x13", "bne x6,x10,L0_64", "sw x6,0(x15)", "L0_64:", "and x12,x12,x16",
+       "sext.w x12,x12", "fence", "beq x12,zero,L0_106", "nop", "j Lfail0", "L0_106:", "ret", "Lfail0:", "ret"]
+ok(doomed.redirect("riscv64", RVG, "Lfail0", lead("Lfail0", doomed.MOVES["riscv64"]))[0][9] == "bne x6,x10,Lfail0",
+   "doomed: gcc's shape, the mask built by shifts, FAIL on the second branch's fall-through")
+PPD = ["li r10,1", "lwz r9,0(r7)", "cmpwi r9,0", "bne L0_40", "stw r10,0(r7)", "L0_40:", "cmplwi r9,0", "lwsync",
+       "bne L0_b8", "blr", "L0_b8:", "b Lfail0", "b L0_40", "Lfail0:", "blr"]
+got, n = doomed.redirect("ppc64le", PPD, "Lfail0", lead("Lfail0", doomed.MOVES["ppc64le"]))
+ok(n == 1 and got[3] == "bne Lfail0", "doomed: ppc clang's cmpwi/bne then cmplwi/bne of the same register")
+ok(doomed.redirect("ppc64le", PPD[:6] + ["cmplwi r10,0"] + PPD[7:], "Lfail0",
+                   lead("Lfail0", doomed.MOVES["ppc64le"]))[1] == 0, "doomed refuses: ppc's second compare of another register")
+ok(doomed.redirect("ppc64le", PPD[:6] + ["lwz r9,0(r6)"] + PPD[6:], "Lfail0",
+                   lead("Lfail0", doomed.MOVES["ppc64le"]))[1] == 0, "doomed refuses: the register loaded again between")
+
 A64_CAS = ["MOV W0,#0", "MOV W1,#1", "CASA W0,W1,[X2]", "CBNZ W0,L0_40", "LDR W9,[X3]", "ADD W9,W9,#1",
            "STR W9,[X3]", "STLR WZR,[X2]", "RET", "L0_40:", "MOV X0,X2", "B Lfail0", "Lfail0:", "MOV X28,#1", "RET"]
 got, n = A64.swap_lock_sites(A64_CAS, "Lfail0")

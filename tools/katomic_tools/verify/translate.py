@@ -24,6 +24,7 @@ Per thread (a function P<n> of the compiled unit):
 import dataclasses
 import re
 
+from . import doomed
 from .isa import NotTaken
 from .listing import Insn
 
@@ -143,6 +144,13 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
         out.append(isa.ret_text)
     if lock_swap and fail:
         out, swapped = isa.swap_lock_sites(out, fail_label, slots.take, plain=lock_swap == "plain")
+        if isa.name in doomed.MOVES:
+            out, sent = doomed.redirect(isa.name, out, fail_label,
+                                        lambda label, lines: isa._leads_to(lines, label, fail_label,
+                                                                           doomed.MOVES[isa.name]))
+            if sent:
+                notes.add("a lock site's busy branch sent to FAIL at once (its second test of the value agrees: "
+                          "doomed.py)")
         if swapped:
             notes.add("lock sites' acquiring RMW as a %s (the lock-order split: every kept execution read the "
                       "expected 0 there%s)" % (swapped, "" if swapped == "swap" else ", and its atomicity holds"))
