@@ -38,8 +38,8 @@ echo "== katomic verify: the kernel's litmus tests, the kernel's C11 layer (x86-
 $VERIFY --cc "$CCS" --herd-timeout "$HT" --layer kernel --out "${VERIFY_OUT:-build/verify}-kernel" \
 	"$lkmm_tests" || { echo "check-verify: WEAKER (or an error) above"; fail=1; }
 
-echo "== katomic verify: the lock-order split against the whole test (the kernel's lock tests, every target, $CCS)"
-python3 tests/verify/split-compare.py --cc "$CCS" --herd-timeout "$HT" -- \
+echo "== katomic verify: the lock-order split against the whole test (the kernel's lock tests, every target, $CCS, both layers)"
+python3 tests/verify/split-compare.py --cc "$CCS" --layer both --herd-timeout "$HT" -- \
 	$(grep -l 'spin_lock' "$lkmm_tests"/*.litmus) || { echo "check-verify: the split differs from the whole test"; fail=1; }
 
 # name=mutation targets tests: each target must report each test WEAKER
