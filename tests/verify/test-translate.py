@@ -412,6 +412,8 @@ P1(int *x, spinlock_t *l) {
 exists (1:r0=1 /\\ 1:r1=0)
 """
 gen, orders = locksplit.split(LK2)
+ok(len(locksplit.split(LK2.replace("P0(int *x, spinlock_t *l) {", "P0(int *x, spinlock_t *l) // the writer\n{"))[1]) == 3,
+   "split: a comment between a thread's parameters and its body")
 ok(len(orders) == 3, "split: one section of P0 and two of P1 in order: 3 orders (%d)" % len(orders))
 ok("spin_lock(l_a1_1);" in gen and "spin_unlock(l_r1_1);" in gen and "spinlock_t *l_a0_0, spinlock_t *l_r0_0" in gen,
    "split: each section's lock and unlock get parameters of their own")

@@ -563,6 +563,7 @@ def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
              "weaker": sum(r["verdict"] == "WEAKER" and not r.get("cause") for r in rows),
              "dependency_folded": sum(r["verdict"] == "WEAKER" and bool(r.get("cause")) for r in rows),
              "stronger": sum(1 for r in judged if r.get("stronger")),
+             "lock_split": sum(1 for r in judged if r.get("lock_orders")),
              "not_judged": len(rows) - len(judged), "reasons": reasons,
              "dependencies": {"kept": sum(r.get("dependency") == "kept" for r in rows),
                               "lost": sum(r.get("dependency") == "lost" for r in rows)}}
@@ -597,8 +598,8 @@ def _print(doc, out, verbose):
     for c in doc["configs"]:
         label = "%s/%s/%s%s" % (c["target"], c["cc"], c["layer"], "/asm" if c["backend"] == "asm" else "")
         reasons = ", ".join("%s %d" % kv for kv in sorted(c["reasons"].items()))
-        print("%-30s judged %3d  WEAKER %d  dep-folded %d  stronger %3d  deps kept %d/%d  not judged %3d%s" % (
-            label, c["judged"], c["weaker"], c["dependency_folded"], c["stronger"], c["dependencies"]["kept"],
+        print("%-30s judged %3d%s  WEAKER %d  dep-folded %d  stronger %3d  deps kept %d/%d  not judged %3d%s" % (
+            label, c["judged"], " (%d split)" % c["lock_split"] if c.get("lock_split") else "", c["weaker"], c["dependency_folded"], c["stronger"], c["dependencies"]["kept"],
             c["dependencies"]["kept"] + c["dependencies"]["lost"], c["not_judged"],
             " (%s)" % reasons if reasons else ""), file=out)
         for r in c["tests"]:

@@ -32,7 +32,7 @@ import itertools
 import re
 
 LOCK_CALL = re.compile(r"\b(spin_lock|spin_unlock)\s*\(\s*(\w+)\s*\)\s*;")
-THREAD = re.compile(r"\bP(\d+)\s*\(([^()]*)\)\s*\{")
+THREAD = re.compile(r"\bP(\d+)\s*\(([^()]*)\)(?:\s|//[^\n]*|/\*.*?\*/)*\{", re.S)    # a comment may come before {
 MAX_ORDERS = 64
 # What a thread may call for its lock sites to be the only RMWs of its compiled code (plain_rmw).
 NO_RMW = frozenset(("spin_lock", "spin_unlock", "READ_ONCE", "WRITE_ONCE", "smp_load_acquire", "smp_store_release",

@@ -18,7 +18,8 @@ def table(m):
     t = Table(["target", "compiler", "layer", "judged", "WEAKER", "dep. folded", "stronger", "not judged", "why not"])
     for c in v["configs"]:
         why = ", ".join("%s %d" % kv for kv in sorted(c["reasons"].items(), key=lambda kv: -kv[1]))
-        t.add(c["target"], c["cc"] + ("/asm" if c["backend"] == "asm" else ""), c["layer"], c["judged"], c["weaker"],
+        judged = "%d (%d split)" % (c["judged"], c["lock_split"]) if c.get("lock_split") else c["judged"]
+        t.add(c["target"], c["cc"] + ("/asm" if c["backend"] == "asm" else ""), c["layer"], judged, c["weaker"],
               c.get("dependency_folded", 0), c["stronger"], c["not_judged"], why or "-")
     return t
 
