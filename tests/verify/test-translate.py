@@ -545,30 +545,33 @@ from katomic_tools.verify.__main__ import GiveUp  # noqa: E402
 calls = []
 
 
-def fake(reason, whole=True):
+def fake(reason, whole=True, split=True):
     calls.append(reason if whole else "split: " + reason)
     return {"verdict": "not judged", "reason": reason}
 
 
 g, t0 = GiveUp(2), {"name": "T", "path": "T.litmus"}
-recs = [g.run(0, t0, False, fake, r) for r in ("herd7 (PPC): herd7 ran over 10 s", "herd7 (RISCV): unexpected 'x'",
+recs = [g.run(0, t0, "auto", fake, r) for r in ("herd7 (PPC): herd7 ran over 10 s", "herd7 (RISCV): unexpected 'x'",
                                         "herd7 (RISCV): herd7 ran over 10 s", "herd7 (X86_64): never run")]
-recs.append(g.run(1, dict(t0, name="U"), False, fake, "herd7 (X86_64): another test is run"))
+recs.append(g.run(1, dict(t0, name="U"), "auto", fake, "herd7 (X86_64): another test is run"))
 ok(len(calls) == 4 and _reason_class(recs[3]["reason"]) == "herd7 time limit" and "not run" in recs[3]["reason"],
    "give up: after 2 time-outs of a test (not counting its other refusals) its next configuration is not run, "
    "counted as a herd7 time limit")
-ok(calls[-1].endswith("another test is run") and GiveUp(0).run(0, t0, False, fake, "x") and len(calls) == 5,
+ok(calls[-1].endswith("another test is run") and GiveUp(0).run(0, t0, "auto", fake, "x") and len(calls) == 5,
    "give up: only that test; --give-up-after 0 runs everything")
 import tempfile  # noqa: E402
 with tempfile.NamedTemporaryFile("w", suffix=".litmus", delete=False) as lk:
     lk.write(LK2)
 g, tl = GiveUp(1), {"name": "kv-lk2", "path": lk.name}
-g.run(0, tl, False, fake, "herd7 (PPC): herd7 ran over 10 s")
-g.run(0, tl, False, fake, "herd7 (PPC): the next configuration")
-g.run(1, t0, True, fake, "herd7 (PPC): --lock-split always, a test it does not take")
+g.run(0, tl, "auto", fake, "herd7 (PPC): herd7 ran over 10 s")
+g.run(0, tl, "auto", fake, "herd7 (PPC): the next configuration")
+g.run(1, t0, "always", fake, "herd7 (PPC): --lock-split always, a test it does not take")
 ok(calls[-3:] == ["herd7 (PPC): herd7 ran over 10 s", "split: herd7 (PPC): the next configuration",
                   "herd7 (PPC): --lock-split always, a test it does not take"],
    "give up: a lock test the split takes goes to the split after its time-outs; one it does not take runs whole")
+r = g.run(0, tl, "never", fake, "herd7 (PPC): --lock-split never")
+ok(r.get("reason", "").endswith("not run") and calls[-1].startswith("herd7 (PPC): --lock-split always"),
+   "give up: --lock-split never leaves a timed-out lock test not run, as before the split")
 os.unlink(lk.name)
 
 

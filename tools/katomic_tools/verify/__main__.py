@@ -70,9 +70,10 @@ def main(argv=None):
     ap.add_argument("--give-up-after", type=int, default=2, metavar="N",
                     help="a test herd7 ran over its limit on N configurations is not run on the others (default 2; "
                     "0: run every one)")
-    ap.add_argument("--lock-split", default="auto", choices=("auto", "always"),
+    ap.add_argument("--lock-split", default="auto", choices=("auto", "always", "never"),
                     help="auto: a lock test herd7 cannot finish whole is judged by the lock-order split; always: "
-                    "every test the split takes is judged by it (to compare the two: docs/verify.md)")
+                    "every test the split takes is judged by it (to compare the two: docs/verify.md); never: whole "
+                    "tests only")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
     ap.add_argument("--slowpath", action="store_true",
@@ -201,7 +202,7 @@ def main(argv=None):
         for k, t in enumerate(tests):
             if src[k].get("not_judged"):
                 continue
-            jobs[pool.submit(gave_up.run, k, t, a.lock_split == "always", _compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, heads[ci],
+            jobs[pool.submit(gave_up.run, k, t, a.lock_split, _compiled_verdict, H, K, comp, tg, argv, objdump, layer, be, heads[ci],
                              t, src[k], os.path.join(work, "c%d-%d" % (ci, k)))] = (ci, k)
     per = {}
     for fu in concurrent.futures.as_completed(jobs):
@@ -363,22 +364,23 @@ class GiveUp:
         return self.splits[t["path"]]
 
     def run(self, k, t, split, fn, *args):
-        whole = not (split and self._splits(t))
+        """split: --lock-split (auto, always, never)."""
+        whole = not (split == "always" and self._splits(t))
         with self.lock:
             if whole and self.after and self.timeouts[k] >= self.after:
-                if not self._splits(t):
+                if split == "never" or not self._splits(t):
                     return {"name": t["name"], "path": t["path"], "verdict": "not judged",
                             "reason": "herd7 ran over its limit on %d other configurations of this test: not run"
                             % self.after}
                 whole = False
-        rec = fn(*args, whole=whole)
+        rec = fn(*args, whole=whole, split=split != "never")
         if _reason_class(rec.get("reason", "")) in self.TOO_BIG or rec.get("lock_orders"):
             with self.lock:
                 self.timeouts[k] += 1
         return rec
 
 
-def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir, whole=True):
+def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, workdir, whole=True, split=True):
     isa = isas.ISAS[tg.isa]
     rec = {"name": t["name"], "path": t["path"]}
     why = kernel_layer.outside(t) if layer == "kernel" else None
@@ -397,7 +399,7 @@ def _compiled_verdict(H, K, comp, tg, argv, objdump, layer, be, head, t, s, work
         runs = _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, os.path.join(t["_dir"], t["unit"]), workdir)
     else:
         runs = {"reason": "herd7 ran over its limit on other configurations of this test: not run whole"}
-    if "reason" in runs and (not whole or _reason_class(runs["reason"]) in GiveUp.TOO_BIG):
+    if "reason" in runs and split and (not whole or _reason_class(runs["reason"]) in GiveUp.TOO_BIG):
         runs = _herd_split(H, comp, isa, argv, objdump, layer, be, head, t, workdir, runs)
     rec["notes"] = runs.get("notes", [])
     if "reason" in runs:
