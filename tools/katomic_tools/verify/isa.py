@@ -92,6 +92,21 @@ class Isa:
         return lines, ""
 
     @staticmethod
+    def _rewrite_sites(lines, site):
+        """The lines with each site rewritten, and how many were: site(k) is None, or the lines that
+        replace lines[k] and how many lines they replace."""
+        out, n, k = [], 0, 0
+        while k < len(lines):
+            got = site(k)
+            if got:
+                out += got[0]
+                n, k = n + 1, k + got[1]
+            else:
+                out.append(lines[k])
+                k += 1
+        return out, n
+
+    @staticmethod
     def _leads_to(lines, label, fail, moves):
         """Whether the code at `label` reaches the jump to `fail` through register moves alone."""
         try:
@@ -243,7 +258,7 @@ class AArch64(Isa):
         return True
 
     def _nonzero_exit(self, lines, k, reg, fail):
-        """Lines k.. test reg against 0 and leave for FAIL when it is not: (its length, its lines) or None."""
+        """Lines k.. test reg against 0 and leave for FAIL when it is not: how many lines that takes, or None."""
         ln = lines[k] if k < len(lines) else ""
         m = re.match(r"^CBNZ (W\d+),(\S+)$", ln)
         if m and m.group(1) == reg and self._leads_to(lines, m.group(2), fail, self._MOVE):
@@ -253,35 +268,29 @@ class AArch64(Isa):
             return 2
         return None
 
+    def _swap_site(self, lines, k, fail):
+        ln = lines[k]
+        # casa ws,wt,[xn] with ws = 0, then ws != 0 -> FAIL
+        m = self._CAS.match(ln)
+        if m and self._set_zero_before(lines, k, m.group(2)) and self._nonzero_exit(lines, k + 1, m.group(2), fail):
+            return ["SWP%s %s,%s,[%s]" % (m.group(1), m.group(3), m.group(2), m.group(4))], 1
+        # ld[a]xr wt,[xn]; cbnz wt,La; st[l]xr ws,wv,[xn]; cbnz ws,FAIL; then wt != 0 -> FAIL, at La
+        # (gcc: La is a cmp/b.ne after the pair) or La itself (clang)
+        m, st = self._LDX.match(ln), self._STX.match(lines[k + 2] if k + 2 < len(lines) else "")
+        c1 = re.match(r"^CBNZ (W\d+),(\S+)$", lines[k + 1] if k + 1 < len(lines) else "")
+        if m and st and c1 and c1.group(1) == m.group(2) and st.group(4) == m.group(3) \
+                and k + 3 < len(lines) and lines[k + 3] == "CBNZ %s,%s" % (st.group(2), fail) \
+                and (st.group(2) == m.group(2) or self._dead(lines[k + 4:], st.group(2))):
+            swp = "SWP%s%s %s,%s,[%s]" % (m.group(1) and "A", st.group(1), st.group(3), m.group(2), m.group(3))
+            after = lines[k + 4:k + 5] == [c1.group(2) + ":"] and self._nonzero_exit(lines, k + 5, m.group(2), fail)
+            if after:
+                return [swp] + lines[k + 4:k + 5 + after], 5 + after
+            if self._leads_to(lines, c1.group(2), fail, self._MOVE):
+                return [swp, lines[k + 1]], 4
+        return None
+
     def swap_lock_sites(self, lines, fail, spare=None, plain=False):
-        out, n, k = [], 0, 0
-        while k < len(lines):
-            ln = lines[k]
-            # casa ws,wt,[xn] with ws = 0, then ws != 0 -> FAIL
-            m = self._CAS.match(ln)
-            if m and self._set_zero_before(lines, k, m.group(2)) and self._nonzero_exit(lines, k + 1, m.group(2), fail):
-                out.append("SWP%s %s,%s,[%s]" % (m.group(1), m.group(3), m.group(2), m.group(4)))
-                n, k = n + 1, k + 1
-                continue
-            # ld[a]xr wt,[xn]; cbnz wt,La; st[l]xr ws,wv,[xn]; cbnz ws,FAIL; then wt != 0 -> FAIL, at La
-            # (gcc: La is a cmp/b.ne after the pair) or La itself (clang)
-            m, st = self._LDX.match(ln), self._STX.match(lines[k + 2] if k + 2 < len(lines) else "")
-            c1 = re.match(r"^CBNZ (W\d+),(\S+)$", lines[k + 1] if k + 1 < len(lines) else "")
-            if m and st and c1 and c1.group(1) == m.group(2) and st.group(4) == m.group(3) \
-                    and k + 3 < len(lines) and lines[k + 3] == "CBNZ %s,%s" % (st.group(2), fail) \
-                    and (st.group(2) == m.group(2) or self._dead(lines[k + 4:], st.group(2))):
-                swp = "SWP%s%s %s,%s,[%s]" % (m.group(1) and "A", st.group(1), st.group(3), m.group(2), m.group(3))
-                after = lines[k + 4:k + 5] == [c1.group(2) + ":"] and self._nonzero_exit(lines, k + 5, m.group(2), fail)
-                if after:
-                    out += [swp] + lines[k + 4:k + 5 + after]
-                    n, k = n + 1, k + 5 + after
-                    continue
-                if self._leads_to(lines, c1.group(2), fail, self._MOVE):
-                    out += [swp, lines[k + 1]]
-                    n, k = n + 1, k + 4
-                    continue
-            out.append(ln)
-            k += 1
+        out, n = self._rewrite_sites(lines, lambda k: self._swap_site(lines, k, fail))
         return out, "swap" if n else ""
 
     def mov_imm(self, reg, v):
@@ -447,23 +456,22 @@ class RiscV(Isa):
     def swap_lock_sites(self, lines, fail, spare=None, plain=False):
         # lr.w r,(a) .. sc.w s,v,(a); bne s,zero,FAIL -> lw; ..; sw; li s,0 (herd7's RISCV has no
         # sub-word swap; the lines between are register arithmetic and forward branches only)
-        if not plain:
-            return lines, ""
-        out, n, k = [], 0, 0
-        while k < len(lines):
+        def site(k):
             m = re.match(r"^lr\.w (x\d+),\((x\d+)\)$", lines[k])
+            if not m:
+                return None
             j = k + 1
-            while m and j < len(lines) and not re.match(r"^(sc\.|[a-z]+:$|L|lr\.|amo|fence|[ls][bhwd]u? |j)", lines[j]) \
+            while j < len(lines) and not re.match(r"^(sc\.|[a-z]+:$|L|lr\.|amo|fence|[ls][bhwd]u? |j)", lines[j]) \
                     and not lines[j].endswith(":"):
                 j += 1
-            st = re.match(r"^sc\.w (x\d+),(x\d+),\((x\d+)\)$", lines[j]) if m and j + 1 < len(lines) else None
+            st = re.match(r"^sc\.w (x\d+),(x\d+),\((x\d+)\)$", lines[j]) if j + 1 < len(lines) else None
             if st and st.group(3) == m.group(2) and lines[j + 1] == "bne %s,zero,%s" % (st.group(1), fail):
-                out += ["lw %s,0(%s)" % (m.group(1), m.group(2))] + lines[k + 1:j] + \
-                    ["sw %s,0(%s)" % (st.group(2), m.group(2)), "li %s,0" % st.group(1)]
-                n, k = n + 1, j + 2
-                continue
-            out.append(lines[k])
-            k += 1
+                return (["lw %s,0(%s)" % (m.group(1), m.group(2))] + lines[k + 1:j] +
+                        ["sw %s,0(%s)" % (st.group(2), m.group(2)), "li %s,0" % st.group(1)]), j + 2 - k
+            return None
+        if not plain:
+            return lines, ""
+        out, n = self._rewrite_sites(lines, site)
         return out, "plain load and store" if n else ""
 
     def mov_imm(self, reg, v):
@@ -693,22 +701,19 @@ class Power(Isa):
     def swap_lock_sites(self, lines, fail, spare=None, plain=False):
         # lwarx r,ra,rb; cmpwi r,0; bne ..; stwcx. v,ra,rb; bne FAIL -> lwz; cmpwi; bne; stw: at the
         # store cr0 is the compare's EQ, as a successful stwcx. leaves it (herd7's PPC has no swap)
-        if not plain:
-            return lines, ""
-        out, n, k = [], 0, 0
-        while k < len(lines):
+        def site(k):
             m = re.match(r"^lwarx (r\d+),(r\d+),(r\d+)$", lines[k])
             st = re.match(r"^stwcx\. (r\d+),(r\d+),(r\d+)$", lines[k + 3]) if m and k + 4 < len(lines) else None
-            if st and st.group(2, 3) == m.group(2, 3) and lines[k + 1] == "cmpwi %s,0" % m.group(1) \
-                    and lines[k + 2].startswith("bne ") and lines[k + 4] == "bne " + fail:
-                ra, rb = m.group(2, 3)
-                load = "lwz %s,0(%s)" % (m.group(1), rb) if ra == "r0" else "lwzx %s,%s,%s" % (m.group(1), ra, rb)
-                store = "stw %s,0(%s)" % (st.group(1), rb) if ra == "r0" else "stwx %s,%s,%s" % (st.group(1), ra, rb)
-                out += [load, lines[k + 1], lines[k + 2], store]
-                n, k = n + 1, k + 5
-                continue
-            out.append(lines[k])
-            k += 1
+            if not (st and st.group(2, 3) == m.group(2, 3) and lines[k + 1] == "cmpwi %s,0" % m.group(1)
+                    and lines[k + 2].startswith("bne ") and lines[k + 4] == "bne " + fail):
+                return None
+            ra, rb = m.group(2, 3)
+            load = "lwz %s,0(%s)" % (m.group(1), rb) if ra == "r0" else "lwzx %s,%s,%s" % (m.group(1), ra, rb)
+            store = "stw %s,0(%s)" % (st.group(1), rb) if ra == "r0" else "stwx %s,%s,%s" % (st.group(1), ra, rb)
+            return [load, lines[k + 1], lines[k + 2], store], 5
+        if not plain:
+            return lines, ""
+        out, n = self._rewrite_sites(lines, site)
         return out, "plain load and store" if n else ""
 
     def mov_imm(self, reg, v):
@@ -1014,32 +1019,30 @@ class X86_64(Isa):
                 return False
             if ln in ("xor %eax,%eax", "mov $0,%eax", "movl $0,%eax"):
                 return True
-            if re.search(r",%[re]?ax\b|,%eax\b", ln) or ln.startswith(("xchg", "xadd")):
+            if re.search(r",%[re]?ax\b", ln) or ln.startswith(("xchg", "xadd")):
                 return False
         return False
 
     def swap_lock_sites(self, lines, fail, spare=None, plain=False):
         # lock cmpxchg with %eax = 0, then jne -> FAIL: the kept executions read 0 and wrote the new
         # value, and the compare of two equal values sets the flags the cmpxchg set
-        out, n, reg = [], 0, []
-        for k, ln in enumerate(lines):
-            m = self._CMPXCHG.match(ln)
+        reg = []                                       # one spare for every site: dead after its cmp
+
+        def site(k):
+            m = self._CMPXCHG.match(lines[k])
             nxt = lines[k + 1] if k + 1 < len(lines) else ""
-            if m and spare and (m.group(2).endswith("d") or m.group(2).startswith("%e")):
-                if nxt.startswith("jne ") and self._leads_to(lines, nxt[4:], fail, self._XMOVE) \
-                        and self._eax_zero_before(lines, k):
-                    if not reg:
-                        try:
-                            reg.append(spare())         # one for every site: dead after its cmp
-                        except NotTaken:
-                            spare = None
-                            out.append(ln)
-                            continue
-                    s = self._r32(reg[0])
-                    out += ["mov %s,%s" % (m.group(2), s), "xchg %s,%s" % (m.group(1), s), "cmp %%eax,%s" % s]
-                    n += 1
-                    continue
-            out.append(ln)
+            if not (m and spare and (m.group(2).endswith("d") or m.group(2).startswith("%e"))
+                    and nxt.startswith("jne ") and self._leads_to(lines, nxt[4:], fail, self._XMOVE)
+                    and self._eax_zero_before(lines, k)):
+                return None
+            if not reg:
+                try:
+                    reg.append(self._r32(spare()))
+                except NotTaken:
+                    return None
+            return ["mov %s,%s" % (m.group(2), reg[0]), "xchg %s,%s" % (m.group(1), reg[0]),
+                    "cmp %%eax,%s" % reg[0]], 1
+        out, n = self._rewrite_sites(lines, site)
         return out, "swap" if n else ""
 
     def mov_imm(self, reg, v):
