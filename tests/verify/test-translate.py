@@ -530,13 +530,44 @@ got, n = A64.swap_lock_sites(cl, "Lfail0")
 ok(n == "swap" and got[1:3] == ["SWPA W8,W9,[X4]", "CBNZ W9,L0_4c"], "swap: clang's pair, status in the loaded register")
 ok(A64.swap_lock_sites(LLSC[:8] + ["ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "",
    "swap refuses a pair whose status register is read afterwards")
+# lean: cmp wn,#0; b.ne/b.eq as cbnz/cbz where nothing reads the flags after
+LN = ["LDR W8,[X0]", "CMP W8,#0", "B.NE L0_20", "STR W8,[X1]", "RET", "L0_20:", "MOV X9,X0", "B Lfail0"]
+ok(A64.lean(LN, "Lfail0") == ["LDR W8,[X0]", "CBNZ W8,L0_20"] + LN[3:], "lean: cmp #0 and b.ne as cbnz")
+ok(A64.lean([ln.replace("B.NE", "B.EQ") for ln in LN], "Lfail0")[1] == "CBZ W8,L0_20", "lean: cmp #0 and b.eq as cbz")
+ok(A64.lean([ln.replace("W8", "X8").replace("[X8]", "[X8]") for ln in LN], "Lfail0")[1] == "CBNZ X8,L0_20",
+   "lean: a 64-bit compare as a 64-bit cbnz")
+for why, lines in (("a flag read after the fall-through", LN[:3] + ["CSET W9,EQ"] + LN[3:]),
+                   ("a flag read at the target", LN[:6] + ["B.GT L0_40"] + LN[6:]),
+                   ("a flag read after a jump", LN[:3] + ["B L0_30", "L0_30:", "CCMP W8,#1,#0,NE"] + LN[3:]),
+                   ("a target we cannot follow", LN[:2] + ["B.NE L0_99"] + LN[3:]),
+                   ("a compare with 1", [LN[0], "CMP W8,#1"] + LN[2:]),
+                   ("a label between", LN[:2] + ["L0_10:"] + LN[2:]),
+                   ("another condition", LN[:2] + ["B.GT L0_20"] + LN[3:])):
+    ok(A64.lean(lines, "Lfail0") == lines, "lean refuses: %s" % why)
+ok(A64.lean(LN[:3] + ["CMP W8,#2", "B.EQ L0_20"] + LN[3:], "Lfail0")[1] == "CBNZ W8,L0_20",
+   "lean: a flag write before the next read")
 x86 = isas.ISAS["x86_64"]
 XS = ["xor %eax,%eax", "mov $1,%edx", "lock; cmpxchg (%r8),%edx", "jne L0_48", "mov (%rcx),%r11d", "ret", "L0_48:",
       "mov %r8,%rdi", "jmp Lfail0", "Lfail0:", "ret"]
 spares = iter(["r15", "r14"])
-got, n = x86.swap_lock_sites(XS, "Lfail0", lambda: next(spares))
+got, n = x86.swap_lock_sites(XS, "Lfail0", lambda: next(spares), live_out={"r11", "rdx"})
 ok(n == "swap" and got[2:6] == ["mov %edx,%r15d", "xchg (%r8),%r15d", "cmp %eax,%r15d", "jne L0_48"],
-   "swap: x86 lock cmpxchg with %eax 0 becomes an xchg of a copy and a compare")
+   "swap: x86 lock cmpxchg with %eax 0 becomes an xchg of a copy and a compare (%edx observed at ret)")
+got, n = x86.swap_lock_sites(XS, "Lfail0", None, live_out={"r11"})
+ok(n == "swap" and got[2:5] == ["xchg (%r8),%edx", "cmp %eax,%edx", "jne L0_48"],
+   "swap: x86, the new value's register dead at ret: xchg it in place, no spare register")
+for why, after, inplace in (("set again (gcc's next lock site)", ["xor %eax,%eax", "mov $1,%edx"], True),
+                            ("set again through a label", ["L0_20:", "movl $1,%edx"], True),
+                            ("read after", ["mov %edx,(%rcx)"], False),
+                            ("its low byte read", ["mov %dl,(%rcx)"], False),
+                            ("only its low word set", ["mov $1,%dx"], False),
+                            ("a branch first", ["jmp L0_48"], False),
+                            ("loaded into", ["mov (%rcx),%edx"], True),
+                            ("an address", ["mov (%rdx),%ecx"], False)):
+    lines = XS[:4] + after + XS[4:]
+    got, n = x86.swap_lock_sites(lines, "Lfail0", lambda: "r15", live_out={"r11", "rdx"})
+    ok(n == "swap" and (got[2] == "xchg (%r8),%edx") == inplace,
+       "swap: x86, the new value's register %s: %s" % (why, "in place" if inplace else "a copy"))
 ok(x86.swap_lock_sites(["mov $1,%eax"] + XS[1:], "Lfail0", lambda: "r15")[1] == "",
    "swap refuses a cmpxchg whose expected %eax is not 0")
 

@@ -142,8 +142,10 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
         out.extend(lines)
     if not insns or not isa.is_ret(insns[-1]):
         out.append(isa.ret_text)
+    out = isa.lean(out, fail_label)
     if lock_swap and fail:
-        out, swapped = isa.swap_lock_sites(out, fail_label, slots.take, plain=lock_swap == "plain")
+        out, swapped = isa.swap_lock_sites(out, fail_label, slots.take, plain=lock_swap == "plain",
+                                           live_out=set(reserved) - set(args))
         if isa.name in doomed.MOVES:
             out, sent = doomed.redirect(isa.name, out, fail_label,
                                         lambda label, lines: isa._leads_to(lines, label, fail_label,
