@@ -42,6 +42,10 @@ echo "== katomic verify: the lock-order split against the whole test (the kernel
 python3 tests/verify/split-compare.py --cc "$CCS" --layer both --herd-timeout "$HT" -- \
 	$(grep -l 'spin_lock' "$lkmm_tests"/*.litmus) || { echo "check-verify: the split differs from the whole test"; fail=1; }
 
+echo "== katomic verify: the lean rewrites against none (the kernel's tests and tests/litmus, every target, $CCS, both layers)"
+python3 tests/verify/split-compare.py --lean --cc "$CCS" --layer both --herd-timeout "$HT" -- \
+	"$lkmm_tests" tests/litmus || { echo "check-verify: the lean rewrites change a verdict"; fail=1; }
+
 # name=mutation targets tests: each target must report each test WEAKER
 mutations='
 smp_mb=barrier aarch64-lse,aarch64-llsc,riscv64,ppc64le,x86_64 SB+fencembonceonces

@@ -1,22 +1,28 @@
 #!/usr/bin/env python3
-"""The lock-order split against the whole test: run `katomic verify` on lock
-tests twice, whole (--lock-split auto: these finish whole) and split
-(--lock-split always), and require every test both judge to have the same
-compiled states and the same "stronger" list, and the split to have judged
-some.  The split is an over-approximation (docs/verify.md); on tests herd7
-finishes whole it must lose nothing and add nothing.
-usage: split-compare.py VERIFY_ARGS... -- FILES..."""
+"""Two ways of building the compiled herd7 tests must give the same verdicts.
+
+Default: the lock-order split against the whole test.  `katomic verify` runs
+the lock tests twice, whole (--lock-split auto: these finish whole) and split
+(--lock-split always); every test both judge must have the same compiled
+states and the same "stronger" list, and the split must have judged some.
+The split is an over-approximation (docs/verify.md); on tests herd7 finishes
+whole it must lose nothing and add nothing.
+
+--lean: the translation's lean rewrites (isa.Isa.lean: dead register moves
+dropped, aarch64's cmp/b.ne as cbnz) against none (--no-lean): they exist
+only to make herd7 faster, so every test both judge must agree exactly.
+usage: split-compare.py [--lean] VERIFY_ARGS... -- FILES..."""
 import json
 import os
 import subprocess
 import sys
 
 
-def run(args, files, mode):
+def run(args, files, extra):
     verify = os.environ.get("VERIFY", "sh tools/verify/verify.sh").split()
-    p = subprocess.run(verify + args + ["--lock-split", mode, "--json"] + files, capture_output=True, text=True)
+    p = subprocess.run(verify + args + extra + ["--json"] + files, capture_output=True, text=True)
     if p.returncode not in (0, 1):
-        sys.exit("split-compare: verify --lock-split %s failed (%d): %s" % (mode, p.returncode, p.stderr.strip()[-400:]))
+        sys.exit("split-compare: verify %s failed (%d): %s" % (" ".join(extra), p.returncode, p.stderr.strip()[-400:]))
     doc = json.loads(p.stdout)
     return {(c["target"], c["cc"], c["layer"], c["backend"], r["name"]): r for c in doc["configs"] for r in c["tests"]}
 
@@ -24,12 +30,18 @@ def run(args, files, mode):
 def main(argv):
     if "--" not in argv:
         sys.exit(__doc__.strip().splitlines()[-1])
+    lean = argv[:1] == ["--lean"]
+    argv = argv[1:] if lean else argv
     k = argv.index("--")
     args, files = argv[:k], argv[k + 1:]
-    whole, split = run(args, files, "auto"), run(args, files, "always")
+    if lean:
+        names, base, other = ("without lean", "lean"), run(args, files, ["--no-lean"]), run(args, files, [])
+    else:
+        names = ("whole", "split")
+        base, other = run(args, files, ["--lock-split", "auto"]), run(args, files, ["--lock-split", "always"])
     same, differ, orders = 0, [], 0
-    for key, w in sorted(whole.items()):
-        s = split.get(key)
+    for key, w in sorted(base.items()):
+        s = other.get(key)
         if not s or w["verdict"] == "not judged" or s["verdict"] == "not judged":
             continue
         if s.get("lock_orders"):
@@ -38,15 +50,19 @@ def main(argv):
                 (s["verdict"], s.get("states"), s.get("stronger"), s.get("weaker")):
             same += 1
         else:
-            differ.append("%s: whole %s %s states, stronger %s; split %s %s states, stronger %s" % (
-                "/".join(key), w["verdict"], w.get("states"), w.get("stronger"), s["verdict"], s.get("states"),
-                s.get("stronger")))
+            differ.append("%s: %s %s %s states, stronger %s; %s %s %s states, stronger %s" % (
+                "/".join(key), names[0], w["verdict"], w.get("states"), w.get("stronger"), names[1], s["verdict"],
+                s.get("states"), s.get("stronger")))
     for d in differ:
         print("split-compare: DIFFERS %s" % d)
-    print("split-compare: %d judged both ways, %d of them by the split, %d differ" % (same + len(differ), orders,
-                                                                                   len(differ)))
-    if differ or not orders:
-        print("split-compare: FAIL (%s)" % ("a difference above" if differ else "the split judged nothing"))
+    if lean:
+        print("split-compare: %d judged %s and %s, %d differ" % (same + len(differ), *names, len(differ)))
+    else:
+        print("split-compare: %d judged both ways, %d of them by the split, %d differ" % (same + len(differ), orders,
+                                                                                       len(differ)))
+    empty = not same if lean else not orders
+    if differ or empty:
+        print("split-compare: FAIL (%s)" % ("a difference above" if differ else "nothing judged both ways"))
         return 1
     return 0
 

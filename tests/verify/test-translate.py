@@ -188,9 +188,15 @@ def x86_fn(*insns, name="P0", base=0):
 text, notes, _ = x86_litmus(x86_fn("mov    $0x1,%edx", "lock xadd %edx,(%rdi)", "mov    %edx,%r11d", "ret"))
 prog = [ln.split("|")[0].strip(" ;") for ln in text.split("\n")]
 k = prog.index("lock; cmpxchgl (%rdi),%r14d")
-ok(prog[k - 4:k + 5] == ["movl %edx,%r14d", "movq %rax,%r13", "movl (%rdi),%eax", "addl %eax,%r14d",
-                         "lock; cmpxchgl (%rdi),%r14d", "jne Lfail0", "movl %eax,%edx", "movq %r13,%rax", "mov %edx,%r11d"],
-   "x86: lock xadd is a load, the sum, a locked cmpxchg (its failure to the failure exit), the old value: %s" % prog)
+ok(prog[k - 3:k + 4] == ["movl %edx,%r14d", "movl (%rdi),%eax", "addl %eax,%r14d",
+                         "lock; cmpxchgl (%rdi),%r14d", "jne Lfail0", "movl %eax,%edx", "mov %edx,%r11d"],
+   "x86: lock xadd is a load, the sum, a locked cmpxchg (its failure to the failure exit), the old value "
+   "(%%rax's save and restore dropped: nothing reads it after): %s" % prog)
+xi = listing.parse(x86_fn("mov    $0x1,%edx", "lock xadd %edx,(%rdi)", "mov    %edx,%r11d", "ret"))["P0"]
+xs = iter(["r14", "r13"])
+ok(x86.expand(xi[1], xi, lambda: next(xs), "Lfail0", set()) ==
+   ["movl %edx,%r14d", "movq %rax,%r13", "movl (%rdi),%eax", "addl %eax,%r14d", "lock; cmpxchgl (%rdi),%r14d",
+    "jne Lfail0", "movl %eax,%edx", "movq %r13,%rax"], "x86: the xadd's expansion saves and restores %rax")
 ok("filter (0:r15=0)" in text and any("xadd" in n for n in notes), "x86: the xadd's retry is filtered and said in the notes")
 for bad, why in ((("xor    %r11d,%r11d", "lock xadd %eax,(%rdi)", "sete   %r11b", "ret"), "flags"),
                  (("lock xadd %edx,(%rax)", "ret"), "rax")):
@@ -532,9 +538,9 @@ ok(A64.swap_lock_sites(LLSC[:8] + ["ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "
    "swap refuses a pair whose status register is read afterwards")
 # lean: cmp wn,#0; b.ne/b.eq as cbnz/cbz where nothing reads the flags after
 LN = ["LDR W8,[X0]", "CMP W8,#0", "B.NE L0_20", "STR W8,[X1]", "RET", "L0_20:", "MOV X9,X0", "B Lfail0"]
-ok(A64.lean(LN, "Lfail0") == ["LDR W8,[X0]", "CBNZ W8,L0_20"] + LN[3:], "lean: cmp #0 and b.ne as cbnz")
-ok(A64.lean([ln.replace("B.NE", "B.EQ") for ln in LN], "Lfail0")[1] == "CBZ W8,L0_20", "lean: cmp #0 and b.eq as cbz")
-ok(A64.lean([ln.replace("W8", "X8").replace("[X8]", "[X8]") for ln in LN], "Lfail0")[1] == "CBNZ X8,L0_20",
+ok(A64.cmp0_branches(LN, "Lfail0") == ["LDR W8,[X0]", "CBNZ W8,L0_20"] + LN[3:], "lean: cmp #0 and b.ne as cbnz")
+ok(A64.cmp0_branches([ln.replace("B.NE", "B.EQ") for ln in LN], "Lfail0")[1] == "CBZ W8,L0_20", "lean: cmp #0 and b.eq as cbz")
+ok(A64.cmp0_branches([ln.replace("W8", "X8").replace("[X8]", "[X8]") for ln in LN], "Lfail0")[1] == "CBNZ X8,L0_20",
    "lean: a 64-bit compare as a 64-bit cbnz")
 for why, lines in (("a flag read after the fall-through", LN[:3] + ["CSET W9,EQ"] + LN[3:]),
                    ("a flag read at the target", LN[:6] + ["B.GT L0_40"] + LN[6:]),
@@ -543,10 +549,44 @@ for why, lines in (("a flag read after the fall-through", LN[:3] + ["CSET W9,EQ"
                    ("a compare with 1", [LN[0], "CMP W8,#1"] + LN[2:]),
                    ("a label between", LN[:2] + ["L0_10:"] + LN[2:]),
                    ("another condition", LN[:2] + ["B.GT L0_20"] + LN[3:])):
-    ok(A64.lean(lines, "Lfail0") == lines, "lean refuses: %s" % why)
-ok(A64.lean(LN[:3] + ["CMP W8,#2", "B.EQ L0_20"] + LN[3:], "Lfail0")[1] == "CBNZ W8,L0_20",
+    ok(A64.cmp0_branches(lines, "Lfail0") == lines, "lean refuses: %s" % why)
+ok(A64.cmp0_branches(LN[:3] + ["CMP W8,#2", "B.EQ L0_20"] + LN[3:], "Lfail0")[1] == "CBNZ W8,L0_20",
    "lean: a flag write before the next read")
+# lean: register moves nothing reads afterwards are dropped, the others kept
+DM = ["MOV X27,X19", "MOV X19,X1", "MOV W0,#1", "SWPA W0,W1,[X19]", "CBNZ W1,L0_40", "MOV X5,X19", "LDR W9,[X5]",
+      "MOV X19,X27", "RET", "L0_40:", "MOV X24,X3", "B Lfail0"]
+got = A64.drop_dead_moves(DM, "Lfail0", {"x9"})
+ok(got == ["MOV X19,X1", "MOV W0,#1", "SWPA W0,W1,[X19]", "CBNZ W1,L0_40", "MOV X5,X19", "LDR W9,[X5]", "RET",
+           "L0_40:", "B Lfail0"], "lean: the callee-saved save and restore and a failure path's copy dropped: %s" % got)
+got = A64.drop_dead_moves(DM, "Lfail0", {"x9", "x19"})
+ok("MOV X19,X27" in got and "MOV X27,X19" in got,
+   "lean: a move into an observed register is kept (and the save it reads)")
+ok("MOV X24,X3" in A64.drop_dead_moves(DM[:-1] + ["B L0_99"], "Lfail0", {"x9"}),
+   "lean: a move before a jump we cannot follow is kept")
+ok("MOV X27,X19" in A64.drop_dead_moves(DM[:7] + ["ADD X19,X27,#0"] + DM[8:], "Lfail0", {"x9"}),
+   "lean: a move another instruction reads is kept")
+ok("MOV W0,#1" in A64.drop_dead_moves(DM[:4] + ["L0_10:"] + DM[4:10] + ["STR W0,[X3]", "B L0_10"], "Lfail0", {"x9"}),
+   "lean: a move read on a path through a label is kept")
 x86 = isas.ISAS["x86_64"]
+RVD = ["mv x26,s1", "li a0,1", "lw x12,0(x15)", "bne x12,zero,Lfail0", "sw a0,0(x14)", "mv s1,x26", "ret"]
+ok(isas.ISAS["riscv64"].drop_dead_moves(RVD, "Lfail0", {"t0"}) == RVD[1:5] + ["ret"],
+   "lean riscv64: the save and restore of s1 dropped, li a0 kept (an ABI name read by the store)")
+PPD2 = ["mr r29,r31", "li r10,1", "lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)", "mr r31,r29", "blr",
+        "L0_90:", "mr r3,r7", "b Lfail0"]
+ok(isas.ISAS["ppc64le"].drop_dead_moves(PPD2, "Lfail0", {"r9"}) == PPD2[1:6] + ["blr", "L0_90:", "b Lfail0"],
+   "lean ppc64le: the r31 save and restore and the failure path's copy dropped")
+XD = ["mov %rdi,%r12", "mov $1,%edx", "xchg (%r8),%edx", "cmp %eax,%edx", "jne L0_50", "movl $1,(%r12)",
+      "mov %r13,%rbx", "ret", "L0_50:", "mov %r8,%rdi", "jmp Lfail0"]
+ok(x86.drop_dead_moves(XD, "Lfail0", {"r11"}) == XD[:6] + ["ret", "L0_50:", "jmp Lfail0"],
+   "lean x86-64: a dead callee-saved copy and the failure path's copy dropped, the address copy kept")
+ok("mov %r13,%rbx" in x86.drop_dead_moves(XD, "Lfail0", {"r11", "rbx"}),
+   "lean x86-64: a move into an observed register kept")
+ok("mov $1,%edx" in x86.drop_dead_moves(["mov $1,%edx", "lock; cmpxchg (%rdi),%dx", "ret"], "Lfail0", ()),
+   "lean x86-64: a move read through a 16-bit name kept")
+ok("mov $0,%eax" in x86.drop_dead_moves(["mov $0,%eax", "lock; cmpxchg (%rdi),%edx", "ret"], "Lfail0", ()),
+   "lean x86-64: a move into %eax kept before a cmpxchg (which reads it unnamed)")
+ok("mov $0,%edx" in x86.drop_dead_moves(["mov $0,%edx", "cltq", "ret"], "Lfail0", ()),
+   "lean x86-64: an instruction that may read registers it does not name keeps every move before it")
 XS = ["xor %eax,%eax", "mov $1,%edx", "lock; cmpxchg (%r8),%edx", "jne L0_48", "mov (%rcx),%r11d", "ret", "L0_48:",
       "mov %r8,%rdi", "jmp Lfail0", "Lfail0:", "ret"]
 spares = iter(["r15", "r14"])
@@ -561,6 +601,8 @@ for why, after, inplace in (("set again (gcc's next lock site)", ["xor %eax,%eax
                             ("read after", ["mov %edx,(%rcx)"], False),
                             ("its low byte read", ["mov %dl,(%rcx)"], False),
                             ("only its low word set", ["mov $1,%dx"], False),
+                            ("its low word read by a cmpxchg", ["lock; cmpxchg (%rdi),%dx"], False),
+                            ("read by an instruction that names no register", ["cltd", "mov $1,%edx"], False),
                             ("a branch first", ["jmp L0_48"], False),
                             ("loaded into", ["mov (%rcx),%edx"], True),
                             ("an address", ["mov (%rdx),%ecx"], False)):

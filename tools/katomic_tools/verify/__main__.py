@@ -74,6 +74,9 @@ def main(argv=None):
                     help="auto: a lock test herd7 cannot finish whole is judged by the lock-order split; always: "
                     "every test the split takes is judged by it (to compare the two: docs/verify.md); never: whole "
                     "tests only")
+    ap.add_argument("--no-lean", action="store_true",
+                    help="translate without the rewrites that only make herd7 faster (isa.Isa.lean: dead register "
+                    "moves, aarch64's cmp/b.ne as cbnz), to compare the two (make check-verify does)")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
     ap.add_argument("--slowpath", action="store_true",
@@ -81,6 +84,7 @@ def main(argv=None):
                     "takes %s there" % ", ".join(slowpath.MUTATIONS))
     ap.add_argument("-v", "--verbose", action="store_true", help="print every test's judgement")
     a = ap.parse_args(argv)
+    translate.LEAN = not a.no_lean
 
     out = sys.stderr if a.json else sys.stdout
     try:

@@ -77,11 +77,75 @@ class Isa:
     def comment_strip(self, s):
         return s
 
-    def lean(self, lines, fail):
+    def lean(self, lines, fail, live_out=()):
         """The thread's herd lines with rewrites that keep every memory event, every dependency and
         every branch, but give herd7 fewer register events to build candidates from (its cost grows
-        with them: docs/verify.md, "herd7's cost").  fail: the FAIL exit's label (not yet in lines)."""
-        return lines
+        with them: docs/verify.md, "herd7's cost").  fail: the FAIL exit's label (not yet in lines);
+        live_out: the registers read after the thread ends (its observed ones)."""
+        return self.drop_dead_moves(lines, fail, live_out)
+
+    # dead register moves: per ISA, a line's control flow, its register move, the registers it names
+    _REG = None                # a register named in a herd line (group 1: what _key takes)
+
+    def _key(self, name):
+        return name
+
+    def _flow(self, ln):
+        """("ret" | "jump" | "cond" | None, the label it may go to)."""
+        return None, None
+
+    def _move(self, ln):
+        """(destination, source text) of a register move or immediate load that writes its whole
+        destination and nothing else (no memory, no flags), or None."""
+        return None
+
+    def _regs(self, text):
+        """The registers an operand text names."""
+        return {self._key(m.group(1)) for m in self._REG.finditer(text)}
+
+    def _named(self, line):
+        """The registers a line may read: those it names (x86-64 adds those it reads unnamed)."""
+        return self._regs(line)
+
+    def drop_dead_moves(self, lines, fail, live_out=()):
+        """The lines without the register moves whose destination nothing reads afterwards (the
+        callee-saved registers' saves and restores, the copies a failure path made): they make
+        register events and nothing else.  Liveness is over-approximated -- every register another
+        instruction names is read by it, a label we cannot follow reads them all -- so a move is
+        dropped only when it is certainly dead."""
+        if self._REG is None:
+            return lines
+        live_out = {self._key(r) for r in live_out}
+        while True:
+            n = len(lines)
+            at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
+            live = [set() for _ in range(n + 1)]
+            live[n] = set(live_out)             # running off the end: the thread ends
+
+            def after(k):
+                kind, target = self._flow(lines[k])
+                out = set(live_out) if kind == "ret" else set()
+                if kind != "ret" and kind != "jump":
+                    out |= live[k + 1]
+                if target is not None and target != fail:
+                    out |= live[at[target]] if target in at else {"*"}
+                return out
+
+            changed = True
+            while changed:
+                changed = False
+                for k in range(n - 1, -1, -1):
+                    out, mv = after(k), self._move(lines[k])
+                    if mv:
+                        inn = (out - {mv[0]}) | self._regs(mv[1])
+                    else:
+                        inn = out | self._named(lines[k])
+                    if inn != live[k]:
+                        live[k], changed = inn, True
+            dead = [k for k in range(n) if self._move(lines[k]) and not ({self._move(lines[k])[0], "*"} & after(k))]
+            if not dead:
+                return lines
+            lines = [ln for k, ln in enumerate(lines) if k not in set(dead)]
 
     def swap_lock_sites(self, lines, fail, spare=None, plain=False, live_out=()):
         """The lock-order split's thread (herd lines): each lock site's acquiring RMW, whose every
@@ -332,10 +396,13 @@ class AArch64(Isa):
                 k += 1
         return True
 
-    def lean(self, lines, fail):
-        # "cmp wn,#0; b.ne L" is "cbnz wn,L" (b.eq: cbz) where nothing reads the flags after: the same
-        # branch on the same register, so the same control dependency, without the NZCV write and read
-        # (a four-thread lock test of clang's: 1.8 s -> 0.5 s in herd7)
+    def lean(self, lines, fail, live_out=()):
+        return self.drop_dead_moves(self.cmp0_branches(lines, fail), fail, live_out)
+
+    def cmp0_branches(self, lines, fail):
+        """"cmp wn,#0; b.ne L" as "cbnz wn,L" (b.eq: cbz) where nothing reads the flags after: the same
+        branch on the same register, so the same control dependency, without the NZCV write and read
+        (a four-thread lock test of clang's: 1.8 s -> 0.5 s in herd7)."""
         def site(k):
             m = self._CMP0.match(lines[k])
             b = re.match(r"^B\.(NE|EQ) (\S+)$", lines[k + 1]) if m and k + 1 < len(lines) else None
@@ -343,6 +410,26 @@ class AArch64(Isa):
                 return None
             return ["%s %s,%s" % ("CBNZ" if b.group(1) == "NE" else "CBZ", m.group(1), b.group(2))], 2
         return self._rewrite_sites(lines, site)[0]
+
+    _REG = re.compile(r"\b[WX](\d+)\b")
+    _MOVE_LINE = re.compile(r"^MOV ([WX])(\d+),([WX]\d+|[WX]ZR|#-?\d+)$")
+
+    def _key(self, name):
+        return "X" + name.lstrip("wxWX")
+
+    def _flow(self, ln):
+        mnem, _, ops = ln.partition(" ")
+        if mnem == "RET":
+            return "ret", None
+        if mnem == "B":
+            return "jump", ops
+        if mnem.startswith("B.") or mnem in ("CBZ", "CBNZ", "TBZ", "TBNZ"):
+            return "cond", ops.split(",")[-1]
+        return None, None
+
+    def _move(self, ln):
+        m = self._MOVE_LINE.match(ln)
+        return ("X" + m.group(2), m.group(3)) if m else None
 
     def mov_imm(self, reg, v):
         return "MOV %s,#%d" % (self.render_reg(reg), v)
@@ -527,6 +614,27 @@ class RiscV(Isa):
 
     def mov_imm(self, reg, v):
         return "li %s,%d" % (self.reg_key(reg), v)
+
+    _R = r"(x\d+|zero|ra|sp|gp|tp|fp|[ast]\d+)"      # by number, as render writes them, or by ABI name
+    _REG = re.compile(r"\b%s\b" % _R)
+    _MOVE_LINE = re.compile(r"^(?:mv %s,%s|li %s,(-?\d+))$" % (_R, _R, _R))
+
+    def _key(self, name):
+        return self.reg_key(name)
+
+    def _flow(self, ln):
+        mnem, _, ops = ln.partition(" ")
+        if mnem == "ret":
+            return "ret", None
+        if mnem == "j":
+            return "jump", ops
+        if self.cond_branch.fullmatch(mnem):
+            return "cond", ops.split(",")[-1]
+        return None, None
+
+    def _move(self, ln):
+        m = self._MOVE_LINE.match(ln)
+        return (self._key(m.group(1)), m.group(2)) if m and m.group(1) else (self._key(m.group(3)), "") if m else None
 
 
 # ---------------------------------------------------------------- POWER (ppc64le)
@@ -769,6 +877,23 @@ class Power(Isa):
 
     def mov_imm(self, reg, v):
         return "li %s,%d" % (reg, v)
+
+    _REG = re.compile(r"\b(r\d+)\b")
+    _MOVE_LINE = re.compile(r"^(?:mr (r\d+),(r\d+)|li (r\d+),(-?\d+))$")
+
+    def _flow(self, ln):
+        mnem, _, ops = ln.partition(" ")
+        if mnem == "blr":
+            return "ret", None
+        if mnem == "b":
+            return "jump", ops
+        if self.cond_branch.fullmatch(mnem.rstrip("+-")):
+            return "cond", ops.split(",")[-1]
+        return None, None
+
+    def _move(self, ln):
+        m = self._MOVE_LINE.match(ln)
+        return (m.group(1), m.group(2)) if m and m.group(1) else (m.group(3), "") if m else None
 
 
 # ---------------------------------------------------------------- x86-64
@@ -1106,19 +1231,19 @@ class X86_64(Isa):
         """Whether straight-line code `after` sets reg's whole register before it reads any part of
         it, or returns with reg not in live_out (a label is passed: what jumps there brings its own
         value; a branch is not)."""
-        fam = self._family(reg)
+        fam = self._key(reg[1:])
         for ln in after:
             if ln.endswith(":"):
                 continue
             mnem, _, ops = ln.partition(" ")
             if mnem == "ret":
-                return not any(self._family("%" + r) == fam for r in live_out)
+                return not any(self._key(r) == fam for r in live_out)
             if mnem.startswith("j"):
                 return False
-            ops = re.split(r",(?![^()]*\))", ops) if ops else []
-            named = [o for o in ops if any(self._family(r) == fam for r in re.findall(r"%\w+", o))]
-            if not named:
+            if not ({fam, "*"} & self._named(ln)):
                 continue
+            ops = re.split(r",(?![^()]*\))", ops) if ops else []
+            named = [o for o in ops if any(self._key(r[1:]) == fam for r in re.findall(r"%\w+", o))]
             # mov/movl/movq of an immediate or another register into reg's 32- or 64-bit form
             return (mnem in ("mov", "movl", "movq") and len(ops) == 2 and named == [ops[1]]
                     and re.fullmatch(r"%(e[a-z]{2}|r[a-z]{2}|r\d+d?)", ops[1]) is not None)
@@ -1126,6 +1251,43 @@ class X86_64(Isa):
 
     def mov_imm(self, reg, v):
         return "movq $%d,%%%s" % (v, reg)
+
+    _REG = re.compile(r"%(\w+)")
+    _MOVE_LINE = re.compile(r"^mov[lq]? (%\w+|\$-?\w+),%(e[a-z]{2}|r[a-z]{2}|r\d+d?)$")
+    # every name of every general register's parts (lean's liveness; _R64 is what herd7 takes)
+    _PARTS = {p: "r" + b for b in ("ax", "bx", "cx", "dx") for p in ("r" + b, "e" + b, b, b[0] + "l", b[0] + "h")}
+    _PARTS.update({p: "r" + b for b in ("si", "di", "bp", "sp") for p in ("r" + b, "e" + b, b, b + "l")})
+    _PARTS.update({"r%d%s" % (n, s): "r%d" % n for n in range(8, 16) for s in ("", "d", "w", "b")})
+    # mnemonics (without their size letter) that read no register but those they name; any other
+    # may read one it does not name (cmpxchg %rax, mul %rdx, push %rsp, rep ...): it reads them all
+    _EXPLICIT = re.compile(r"^(lock; )?(mov|movz[bw][lq]?|movs[bw][lq]?|movabs|add|sub|and|or|xor|cmp|test|lea|xchg|"
+                           r"inc|dec|neg|not|sh[lr]|sa[lr]|set[a-z]+|j[a-z]+|ret|[lsm]fence|nop)[bwlq]?$")
+
+    def _key(self, name):
+        return self._PARTS.get(name, "*")
+
+    def _named(self, text):
+        got = self._regs(text)
+        mnem = text.split(" ")[0] if not text.startswith("lock; ") else text[:6] + text[6:].split(" ")[0]
+        if text.endswith(":") or self._EXPLICIT.match(mnem):
+            return got
+        if mnem.endswith("cmpxchg") or mnem.endswith("cmpxchgl") or mnem.endswith("cmpxchgq"):
+            return got | {"rax"}
+        return got | {"*"}
+
+    def _flow(self, ln):
+        mnem, _, ops = ln.partition(" ")
+        if mnem == "ret":
+            return "ret", None
+        if mnem == "jmp":
+            return "jump", ops
+        if mnem.startswith("j"):
+            return "cond", ops
+        return None, None
+
+    def _move(self, ln):
+        m = self._MOVE_LINE.match(ln)
+        return (self._key(m.group(2)), m.group(1)) if m else None
 
 
 ISAS = {"aarch64": AArch64(), "riscv64": RiscV(), "ppc64le": Power(), "x86_64": X86_64()}

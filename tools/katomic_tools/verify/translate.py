@@ -28,6 +28,9 @@ from . import doomed
 from .isa import NotTaken
 from .listing import Insn
 
+# the thread's lines through isa.lean (rewrites that only make herd7 faster); verify --no-lean clears it
+LEAN = True
+
 SLOWPATHS = re.compile(r"^(__ka_spin_lock_slowpath|__ka_spin_.*slow.*|queued_spin_lock_slowpath)$")
 
 
@@ -142,7 +145,8 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
         out.extend(lines)
     if not insns or not isa.is_ret(insns[-1]):
         out.append(isa.ret_text)
-    out = isa.lean(out, fail_label)
+    if LEAN:
+        out = isa.lean(out, fail_label, set(reserved) - set(args))
     if lock_swap and fail:
         out, swapped = isa.swap_lock_sites(out, fail_label, slots.take, plain=lock_swap == "plain",
                                            live_out=set(reserved) - set(args))
