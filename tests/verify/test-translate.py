@@ -5,6 +5,7 @@ stack use it cannot follow), and, with herd7, that the pipeline can fail: the
 same SB compiled with and without its fence must be judged differently.
 Prints TAP; herd7's part is skipped with a note where herd7 is missing."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
@@ -232,9 +233,14 @@ RVSB = {"name": "SB", "quant": "exists", "cond": "(%0:1%=0 /\\ %1:1%=0)", "filte
         "observed": [["0:r0", "%0:0%"], ["0:r1", "%0:1%"], ["1:r0", "%1:0%"], ["1:r1", "%1:1%"]]}
 
 
-def rv_sb(fence):
+def rv_sb(fence, lean=False):
+    """The translation before lean (whose folding would hide the shapes these tests look at)."""
     funcs = listing.parse(rv_xb(fence) + rv_xb(fence, 0x100, "P1"))
-    return translate.litmus(rv, RVSB, funcs, {0: ["t0", "t1"], 1: ["t0", "t1"]})
+    translate.LEAN = lean
+    try:
+        return translate.litmus(rv, RVSB, funcs, {0: ["t0", "t1"], 1: ["t0", "t1"]})
+    finally:
+        translate.LEAN = True
 
 
 text, notes, _ = rv_sb(True)
@@ -245,6 +251,10 @@ ok("sext.w x5,x5" in p0 and "srlw" not in text and "slli x13,x13,3" in p0 and "x
    "riscv: srlw by that 0 offset is sext.w; sll/not are herd7's slli/xori")
 ok("fence" in p0 and "bne x16,zero,Lfail0" in p0 and any("offset 0" in n for n in notes),
    "riscv: the fence after the masked LR/SC stays, its retry goes to the failure exit, the assumption is said")
+lp0 = [ln.split("|")[0].strip(" ;") for ln in rv_sb(True, lean=True)[0].split("\n")]
+mem = re.compile(r"^(lr|sc|lw|sw|fence|bne|and x\d+,x14,)")
+ok([ln for ln in lp0 if mem.match(ln)] == [ln for ln in p0 if mem.match(ln)] and len(lp0) < len(p0),
+   "riscv lean: the same memory accesses, fence, branches and masking of the loaded word, fewer lines: %s" % lp0)
 # the and-rewrite only on an argument's address as it arrived; a loaded pointer keeps its and (herd7 refuses)
 i = rv.prepare(listing.parse(x86_fn("ld\ta5,0(a0)", "and\ta4,a5,3", "and\ta3,a0,3", "ret"))["P0"], ["a0"])
 ok([j.mnem for j in i[1:3]] == ["and", "li"], "riscv: only an argument's address is taken as aligned")
@@ -571,6 +581,20 @@ x86 = isas.ISAS["x86_64"]
 RVD = ["mv x26,s1", "li a0,1", "lw x12,0(x15)", "bne x12,zero,Lfail0", "sw a0,0(x14)", "mv s1,x26", "ret"]
 ok(isas.ISAS["riscv64"].drop_dead_moves(RVD, "Lfail0", {"t0"}) == RVD[1:5] + ["ret"],
    "lean riscv64: the save and restore of s1 dropped, li a0 kept (an ABI name read by the store)")
+RVF = ["li x28,0", "lui x16,16", "slli x28,x28,3", "addiw x16,x16,-1", "sllw x16,x16,x28", "xori x6,x16,-1",
+       "sext.w x11,x6", "li x17,1", "slli x17,x17,32", "srli x17,x17,32", "lw x12,0(x15)", "and x6,x12,x11",
+       "or x6,x6,x17", "sw x6,0(x15)", "ret"]
+got = isas.ISAS["riscv64"].fold_constants(RVF)
+ok(got[3:10] == ["li x16,65535", "li x16,65535", "li x6,-65536", "li x11,-65536", "li x17,1", "li x17,4294967296",
+                 "li x17,1"] and got[10:] == RVF[10:], "lean riscv64: gcc's sub-word masks folded to li: %s" % got)
+ok(isas.ISAS["riscv64"].lean(RVF, "Lfail0", ()) == ["li x11,-65536", "li x17,1"] + RVF[10:],
+   "lean riscv64: then the constants nothing reads dropped, the load's and, or and store kept")
+for why, lines in (("a join between", ["li x5,1", "L0_10:", "addi x5,x5,1"]),
+                   ("a loaded source", ["lw x5,0(x10)", "addi x5,x5,1"]),
+                   ("after a jump", ["li x5,1", "j L0_20", "addi x5,x5,1"])):
+    ok(isas.ISAS["riscv64"].fold_constants(lines)[-1] == lines[-1], "fold refuses: %s" % why)
+ok(isas.ISAS["riscv64"].fold_constants(["li x5,-1", "srliw x6,x5,1", "sraiw x7,x5,1", "addiw x8,x5,-2147483648"])[1:] ==
+   ["li x6,2147483647", "li x7,-1", "li x8,2147483647"], "fold: 32-bit shifts and adds sign-extend their result")
 PPD2 = ["mr r29,r31", "li r10,1", "lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)", "mr r31,r29", "blr",
         "L0_90:", "mr r3,r7", "b Lfail0"]
 ok(isas.ISAS["ppc64le"].drop_dead_moves(PPD2, "Lfail0", {"r9"}) == PPD2[1:6] + ["blr", "L0_90:", "b Lfail0"],

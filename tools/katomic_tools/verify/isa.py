@@ -28,6 +28,12 @@ class NotTaken(Exception):
     """The code cannot be judged: the reason, one line."""
 
 
+def _sx(v, bits):
+    """v as a signed bits-bit number."""
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
 def _dec(m):
     v = int(m.group(2), 16)
     return m.group(1) + str(v)
@@ -615,9 +621,67 @@ class RiscV(Isa):
     def mov_imm(self, reg, v):
         return "li %s,%d" % (self.reg_key(reg), v)
 
+    # constant folding (lean): register computations from immediates alone, as herd7's RISCV computes them
+    _FOLD2 = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "and": lambda a, b: a & b,
+              "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "sll": lambda a, b: a << (b & 63),
+              "srl": lambda a, b: (a & (1 << 64) - 1) >> (b & 63), "sra": lambda a, b: a >> (b & 63),
+              "addw": lambda a, b: _sx(a + b, 32), "subw": lambda a, b: _sx(a - b, 32),
+              "sllw": lambda a, b: _sx(a << (b & 31), 32), "srlw": lambda a, b: _sx((a & 0xffffffff) >> (b & 31), 32),
+              "sraw": lambda a, b: _sx(a, 32) >> (b & 31)}
+    _FOLD2.update({"addi": _FOLD2["add"], "andi": _FOLD2["and"], "ori": _FOLD2["or"], "xori": _FOLD2["xor"],
+                   "slli": _FOLD2["sll"], "srli": _FOLD2["srl"], "srai": _FOLD2["sra"], "addiw": _FOLD2["addw"],
+                   "slliw": _FOLD2["sllw"], "srliw": _FOLD2["srlw"], "sraiw": _FOLD2["sraw"]})
+    _FOLD1 = {"mv": lambda a: a, "sext.w": lambda a: _sx(a, 32)}
+
+    def fold_constants(self, lines):
+        """Each register computation whose every source is a known constant (an immediate, zero, or a
+        register set from them in the same straight line of code) as `li` of its value: gcc builds a
+        sub-word lock's masks with a dozen shifts, ands and xors of constants a site, which herd7
+        turns into register events; a constant carries no dependency, so the `li` is the same to the
+        model (drop_dead_moves then drops those nothing reads)."""
+        known, out = {}, []
+
+        def val(op):
+            if re.fullmatch(r"-?\d+", op):
+                return int(op)
+            key = self.reg_key(op)
+            return 0 if key == "x0" else known.get(key)
+
+        for ln in lines:
+            mnem, _, rest = ln.partition(" ")
+            ops = rest.split(",") if rest else []
+            if ln.endswith(":"):
+                known.clear()               # a join: what the other paths bring is not known here
+                out.append(ln)
+                continue
+            v = None
+            if mnem in self._FOLD2 and len(ops) == 3:
+                a, b = val(ops[1]), val(ops[2])
+                v = None if a is None or b is None else self._FOLD2[mnem](a, b)
+            elif mnem in self._FOLD1 and len(ops) == 2:
+                a = val(ops[1])
+                v = None if a is None else self._FOLD1[mnem](a)
+            elif mnem == "li" and len(ops) == 2:
+                v = int(ops[1])
+            elif mnem == "lui" and len(ops) == 2 and re.fullmatch(r"-?\d+", ops[1]):
+                v = _sx(int(ops[1]) << 12, 32)
+            if ops and re.fullmatch(self._R, ops[0]):
+                known.pop(self.reg_key(ops[0]), None)
+            if v is not None and ops and re.fullmatch(self._R, ops[0]) and self.reg_key(ops[0]) != "x0":
+                v = _sx(v, 64)
+                known[self.reg_key(ops[0])] = v
+                if mnem not in ("li", "lui"):
+                    ln = "li %s,%d" % (ops[0], v)
+            out.append(ln)
+            if mnem in ("j", "ret") or mnem == "jr":
+                known.clear()               # what follows is reached from elsewhere
+        return out
+
+    def lean(self, lines, fail, live_out=()):
+        return self.drop_dead_moves(self.fold_constants(lines), fail, live_out)
+
     _R = r"(x\d+|zero|ra|sp|gp|tp|fp|[ast]\d+)"      # by number, as render writes them, or by ABI name
     _REG = re.compile(r"\b%s\b" % _R)
-    _MOVE_LINE = re.compile(r"^(?:mv %s,%s|li %s,(-?\d+))$" % (_R, _R, _R))
 
     def _key(self, name):
         return self.reg_key(name)
@@ -633,8 +697,14 @@ class RiscV(Isa):
         return None, None
 
     def _move(self, ln):
-        m = self._MOVE_LINE.match(ln)
-        return (self._key(m.group(1)), m.group(2)) if m and m.group(1) else (self._key(m.group(3)), "") if m else None
+        # mv, li, and every register computation fold_constants knows: they write rd from their
+        # other operands and touch no memory
+        mnem, _, rest = ln.partition(" ")
+        ops = rest.split(",") if rest else []
+        if (mnem in ("mv", "li", "lui") or mnem in self._FOLD1 or mnem in self._FOLD2) and ops \
+                and re.fullmatch(self._R, ops[0]) and self._key(ops[0]) != "x0":
+            return self._key(ops[0]), ",".join(ops[1:])
+        return None
 
 
 # ---------------------------------------------------------------- POWER (ppc64le)
