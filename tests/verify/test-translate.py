@@ -595,6 +595,29 @@ for why, lines in (("a join between", ["li x5,1", "L0_10:", "addi x5,x5,1"]),
     ok(isas.ISAS["riscv64"].fold_constants(lines)[-1] == lines[-1], "fold refuses: %s" % why)
 ok(isas.ISAS["riscv64"].fold_constants(["li x5,-1", "srliw x6,x5,1", "sraiw x7,x5,1", "addiw x8,x5,-2147483648"])[1:] ==
    ["li x6,2147483647", "li x7,-1", "li x8,2147483647"], "fold: 32-bit shifts and adds sign-extend their result")
+RVS = ["lw x16,0(x14)", "and x9,x16,x8", "bne x9,zero,Lfail0", "sw x9,0(x14)", "slli x16,x16,48", "fence r,rw",
+       "bne x16,zero,L0_8c", "lw x13,0(x11)", "and x15,x13,x14", "bne x15,zero,Lfail0", "and x15,x13,x14",
+       "sext.w x15,x15", "beq x15,zero,L0_90", "ret", "L0_8c:", "j Lfail0", "L0_90:", "ret"]
+RV = isas.ISAS["riscv64"]
+got = RV.settled_branches(["li x8,65535", "li x14,255"] + RVS)[2:]
+ok(got == RVS[:6] + RVS[7:12] + ["j L0_90"] + RVS[13:],
+   "lean riscv64: a branch on bits a branch above found 0 settled (bne dropped, beq a jump): %s" % got)
+for why, lines in (("the value loaded again", RVS[:4] + ["lw x16,0(x14)"] + RVS[4:]),
+                   ("a wider mask", ["li x8,255"] + RVS),
+                   ("a join between", RVS[:4] + ["L0_60:"] + RVS[4:]),
+                   ("a shift leaving bits the branch did not test", RVS[:4] + ["slli x16,x16,40"] + RVS[5:])):
+    got = RV.settled_branches(["li x8,65535", "li x14,255"] + lines if "li x8,255" not in lines else
+                              ["li x14,255"] + lines)
+    ok("bne x16,zero,L0_8c" in got, "lean riscv64 keeps a branch when %s" % why)
+PPR = ["lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)", "isync", "bne L0_90", "cmplwi r9,0", "lwsync",
+       "bne L0_94", "blr"]
+ok(isas.ISAS["ppc64le"].drop_repeated_branches(PPR) == PPR[:5] + PPR[6:8] + ["blr"],
+   "lean ppc64le: gcc's second bne after the isync and clang's cmplwi/bne of the same register dropped")
+for why, lines in (("the register written between", PPR[:4] + ["lwz r9,0(r7)"] + PPR[4:]),
+                   ("a stwcx. between (it writes cr0)", PPR[:3] + ["stwcx. r10,0,r7"] + PPR[4:6]),
+                   ("a join between", PPR[:4] + ["L0_40:"] + PPR[4:6]),
+                   ("another immediate", PPR[:3] + ["cmplwi r9,1", "lwsync", "bne L0_94"])):
+    ok(isas.ISAS["ppc64le"].drop_repeated_branches(lines) == lines, "lean ppc64le keeps the second test when %s" % why)
 PPD2 = ["mr r29,r31", "li r10,1", "lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)", "mr r31,r29", "blr",
         "L0_90:", "mr r3,r7", "b Lfail0"]
 ok(isas.ISAS["ppc64le"].drop_dead_moves(PPD2, "Lfail0", {"r9"}) == PPD2[1:6] + ["blr", "L0_90:", "b Lfail0"],

@@ -85,10 +85,38 @@ class Isa:
 
     def lean(self, lines, fail, live_out=()):
         """The thread's herd lines with rewrites that keep every memory event, every dependency and
-        every branch, but give herd7 fewer register events to build candidates from (its cost grows
-        with them: docs/verify.md, "herd7's cost").  fail: the FAIL exit's label (not yet in lines);
-        live_out: the registers read after the thread ends (its observed ones)."""
+        every branch that can be taken, but give herd7 fewer register events and paths to build
+        candidates from (its cost grows with them: docs/verify.md, "herd7's cost").  fail: the FAIL
+        exit's label (not yet in lines); live_out: the registers read after the thread ends (its
+        observed ones).  Code no path reaches goes first, and with it the labels only it jumped to
+        (the failure paths' retries), so that the ISA's own rewrites (simplify) see straight lines."""
+        lines = self.drop_unreachable(self.simplify(self.drop_unreachable(lines, fail), fail), fail)
         return self.drop_dead_moves(lines, fail, live_out)
+
+    def simplify(self, lines, fail):
+        return lines
+
+    def drop_unreachable(self, lines, fail):
+        """The lines no path from the first reaches dropped, then the labels no kept branch names."""
+        if self._REG is None:
+            return lines
+        at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
+        seen, todo = set(), [0]
+        while todo:
+            k = todo.pop()
+            while k < len(lines) and k not in seen:
+                seen.add(k)
+                kind, target = self._flow(lines[k])
+                if target is not None and target != fail:
+                    if target not in at:
+                        return lines        # a label we cannot follow: leave the code as it is
+                    todo.append(at[target])
+                if kind in ("ret", "jump"):
+                    break
+                k += 1
+        kept = [ln for k, ln in enumerate(lines) if k in seen]
+        named = {self._flow(ln)[1] for ln in kept}
+        return [ln for ln in kept if not ln.endswith(":") or ln[:-1] in named]
 
     # dead register moves: per ISA, a line's control flow, its register move, the registers it names
     _REG = None                # a register named in a herd line (group 1: what _key takes)
@@ -402,8 +430,8 @@ class AArch64(Isa):
                 k += 1
         return True
 
-    def lean(self, lines, fail, live_out=()):
-        return self.drop_dead_moves(self.cmp0_branches(lines, fail), fail, live_out)
+    def simplify(self, lines, fail):
+        return self.cmp0_branches(lines, fail)
 
     def cmp0_branches(self, lines, fail):
         """"cmp wn,#0; b.ne L" as "cbnz wn,L" (b.eq: cbz) where nothing reads the flags after: the same
@@ -677,8 +705,78 @@ class RiscV(Isa):
                 known.clear()               # what follows is reached from elsewhere
         return out
 
-    def lean(self, lines, fail, live_out=()):
-        return self.drop_dead_moves(self.fold_constants(lines), fail, live_out)
+    def simplify(self, lines, fail):
+        return self.settled_branches(self.fold_constants(lines))
+
+    def settled_branches(self, lines):
+        """Branches on a value a branch above already settled, as what they always do: after
+        `and t,v,M; bne t,zero,L` fell through, the bits M of v are 0, so a later `and u,v,M'` (M' within
+        M), `slli u,v,s` (the low 64-s bits within M) or its `sext.w` is 0, and `beq u,zero,L'` is
+        always taken (a `j`), `bne u,zero,L'` never (dropped).  v is not written between, so the
+        first branch depended on the same load and its control dependency covers all that follows.
+        A lock site tests the value it read twice (the acquire CAS's own compare, then the lock's):
+        each branch herd7 keeps doubles its paths (doomed.py sends the first to FAIL)."""
+        const, zero_bits, masked, zero, out = {}, {}, {}, set(), []
+
+        def kill(r):
+            const.pop(r, None)
+            zero_bits.pop(r, None)
+            masked.pop(r, None)
+            zero.discard(r)
+            for k in [k for k, (v, _) in masked.items() if v == r]:
+                masked.pop(k)
+            for k in [k for k in zero if k in masked and masked[k][0] == r]:
+                zero.discard(k)
+
+        def is_zero(op):
+            k = self.reg_key(op)
+            return k == "x0" or const.get(k) == 0
+
+        for ln in lines:
+            mnem, _, rest = ln.partition(" ")
+            ops = rest.split(",") if rest else []
+            if ln.endswith(":") or mnem in ("j", "ret"):
+                const, zero_bits, masked, zero = {}, {}, {}, set()
+                out.append(ln)
+                continue
+            if mnem in ("beq", "bne") and len(ops) == 3 and (is_zero(ops[1]) or is_zero(ops[0])):
+                t = self.reg_key(ops[0] if is_zero(ops[1]) else ops[1])
+                if t in zero:
+                    if mnem == "beq":
+                        out.append("j %s" % ops[2])
+                    continue                # bne: never taken
+                if mnem == "bne" and t in masked:
+                    v, m = masked[t]
+                    zero_bits[v] = zero_bits.get(v, 0) | m
+                out.append(ln)
+                continue
+            dst = self.reg_key(ops[0]) if ops and re.fullmatch(self._R, ops[0]) and not \
+                self._NOREG.match(mnem) else None
+            got = None                      # what dst becomes: ("mask", v, M) | ("zero",) | ("const", c)
+            if mnem == "li" and len(ops) == 2:
+                got = ("const", int(ops[1]))
+            elif mnem in ("and", "andi") and len(ops) == 3:
+                a, b = self.reg_key(ops[1]), ops[2]
+                m = int(b) if re.fullmatch(r"-?\d+", b) else const.get(self.reg_key(b))
+                if m is not None:
+                    got = ("mask", a, m & ((1 << 64) - 1))
+            elif mnem == "slli" and len(ops) == 3 and re.fullmatch(r"\d+", ops[2]):
+                got = ("mask", self.reg_key(ops[1]), (1 << (64 - int(ops[2]))) - 1)
+            elif mnem == "sext.w" and len(ops) == 2 and self.reg_key(ops[1]) in zero:
+                got = ("zero",)
+            if dst:
+                # what the sources say, before dst's own facts go (dst may be a source: slli v,v,48)
+                is_0 = got is not None and (got[0] == "zero" or got[0] == "mask" and
+                                            got[2] & ~zero_bits.get(got[1], 0) == 0)
+                kill(dst)
+                if got and got[0] == "const":
+                    const[dst] = got[1]
+                if got and got[0] == "mask" and got[1] != dst:
+                    masked[dst] = (got[1], got[2])
+                if is_0:
+                    zero.add(dst)
+            out.append(ln)
+        return out
 
     _R = r"(x\d+|zero|ra|sp|gp|tp|fp|[ast]\d+)"      # by number, as render writes them, or by ABI name
     _REG = re.compile(r"\b%s\b" % _R)
@@ -947,6 +1045,50 @@ class Power(Isa):
 
     def mov_imm(self, reg, v):
         return "li %s,%d" % (reg, v)
+
+    def simplify(self, lines, fail):
+        return self.drop_repeated_branches(lines)
+
+    _CR_WRITE = re.compile(r"^(cmp\w*|cr\w+|mtcrf?|mtocrf|mcrf\w*|bl|bctrl|\w+\.)$")
+    _CMPI = re.compile(r"^cmpl?[wd]i (?:(cr\d),)?(r\d+),(\d+)$")
+
+    def drop_repeated_branches(self, lines):
+        """Without the `bne` that tests again what a `bne` above it in the same straight line of code
+        found equal: the same register against the same immediate (0 to 32767, so a signed and an
+        unsigned compare agree on equality), nothing writing the register between.  Reached only
+        through the first one's fall-through, it is never taken, and its control dependency is the
+        first one's (the same register's value; what follows it follows the first too).  gcc's
+        acquire CAS tests its compare again after the isync (`bne; stwcx.; isync; bne`, and in the
+        split's plain form the stwcx. is a store), clang's compares again after its lwsync; each
+        such branch about doubles herd7's time on a four-thread lock test."""
+        out = []
+        src = {}        # CR field -> (register, immediate) its last compare compared
+        equal = set()   # (register, immediate) a fallen-through bne found equal on this path
+        for ln in lines:
+            mnem, _, ops = ln.partition(" ")
+            base = mnem.rstrip("+-")
+            cmp = self._CMPI.match(ln)
+            if ln.endswith(":") or base in ("b", "blr"):
+                src, equal = {}, set()
+            elif cmp and int(cmp.group(3)) < 32768:
+                src[cmp.group(1) or "cr0"] = (cmp.group(2), int(cmp.group(3)))
+            elif self.cond_branch.fullmatch(base):
+                o = ops.split(",")
+                fact = src.get(o[0] if len(o) == 2 else "cr0")
+                if base == "bne" and fact in equal:
+                    continue                # never taken
+                if base == "bne" and fact:
+                    equal.add(fact)         # from here on, its fall-through
+            else:
+                if self._CR_WRITE.match(mnem):
+                    src = {}
+                stores = mnem.startswith("st") and "u" not in mnem[2:]
+                if not stores:
+                    regs = set(self._REG.findall(ln))
+                    equal = {f for f in equal if f[0] not in regs}
+                    src = {k: f for k, f in src.items() if f[0] not in regs}
+            out.append(ln)
+        return out
 
     _REG = re.compile(r"\b(r\d+)\b")
     _MOVE_LINE = re.compile(r"^(?:mr (r\d+),(r\d+)|li (r\d+),(-?\d+))$")

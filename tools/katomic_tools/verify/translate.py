@@ -145,8 +145,6 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
         out.extend(lines)
     if not insns or not isa.is_ret(insns[-1]):
         out.append(isa.ret_text)
-    if LEAN:
-        out = isa.lean(out, fail_label, set(reserved) - set(args))
     if lock_swap and fail:
         out, swapped = isa.swap_lock_sites(out, fail_label, slots.take, plain=lock_swap == "plain",
                                            live_out=set(reserved) - set(args))
@@ -160,6 +158,8 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
         if swapped:
             notes.add("lock sites' acquiring RMW as a %s (the lock-order split: every kept execution read the "
                       "expected 0 there%s)" % (swapped, "" if swapped == "swap" else ", and its atomicity holds"))
+    if LEAN:
+        out = isa.lean(out, fail_label, set(reserved) - set(args))
     if fail:
         out.append(fail_label + ":")
         out.append(isa.mov_imm(marker, 1))
