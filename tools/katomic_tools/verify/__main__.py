@@ -75,7 +75,7 @@ def main(argv=None):
                     "every test the split takes is judged by it (to compare the two: docs/verify.md); never: whole "
                     "tests only")
     ap.add_argument("--no-lean", action="store_true",
-                    help="translate without the rewrites that only make herd7 faster (isa.Isa.lean: dead register "
+                    help="translate without the rewrites that only make herd7 faster (lean.py: dead register "
                     "moves, aarch64's cmp/b.ne as cbnz), to compare the two (make check-verify does)")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")

@@ -28,12 +28,6 @@ class NotTaken(Exception):
     """The code cannot be judged: the reason, one line."""
 
 
-def _sx(v, bits):
-    """v as a signed bits-bit number."""
-    v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
-
-
 def _dec(m):
     v = int(m.group(2), 16)
     return m.group(1) + str(v)
@@ -83,103 +77,30 @@ class Isa:
     def comment_strip(self, s):
         return s
 
-    def lean(self, lines, fail, live_out=()):
-        """The thread's herd lines with rewrites that keep every memory event, every dependency and
-        every branch that can be taken, but give herd7 fewer register events and paths to build
-        candidates from (its cost grows with them: docs/verify.md, "herd7's cost").  fail: the FAIL
-        exit's label (not yet in lines); live_out: the registers read after the thread ends (its
-        observed ones).  Code no path reaches goes first, and with it the labels only it jumped to
-        (the failure paths' retries), so that the ISA's own rewrites (simplify) see straight lines."""
-        lines = self.drop_unreachable(self.simplify(self.drop_unreachable(lines, fail), fail), fail)
-        return self.drop_dead_moves(lines, fail, live_out)
+    # a herd line as lean.py reads it: its control flow, the register move or computation it is,
+    # the registers it reads; None: lean leaves the ISA's lines as they are
+    HERD_REG = None            # a register named in a herd line (group 1: what reg_of takes)
 
-    def simplify(self, lines, fail):
-        return lines
-
-    def drop_unreachable(self, lines, fail):
-        """The lines no path from the first reaches dropped, then the labels no kept branch names."""
-        if self._REG is None:
-            return lines
-        at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
-        seen, todo = set(), [0]
-        while todo:
-            k = todo.pop()
-            while k < len(lines) and k not in seen:
-                seen.add(k)
-                kind, target = self._flow(lines[k])
-                if target is not None and target != fail:
-                    if target not in at:
-                        return lines        # a label we cannot follow: leave the code as it is
-                    todo.append(at[target])
-                if kind in ("ret", "jump"):
-                    break
-                k += 1
-        kept = [ln for k, ln in enumerate(lines) if k in seen]
-        named = {self._flow(ln)[1] for ln in kept}
-        return [ln for ln in kept if not ln.endswith(":") or ln[:-1] in named]
-
-    # dead register moves: per ISA, a line's control flow, its register move, the registers it names
-    _REG = None                # a register named in a herd line (group 1: what _key takes)
-
-    def _key(self, name):
+    def reg_of(self, name):
         return name
 
-    def _flow(self, ln):
+    def flow(self, ln):
         """("ret" | "jump" | "cond" | None, the label it may go to)."""
         return None, None
 
-    def _move(self, ln):
-        """(destination, source text) of a register move or immediate load that writes its whole
-        destination and nothing else (no memory, no flags), or None."""
+    def move(self, ln):
+        """(destination, source text) of a register move or computation that writes its whole
+        destination from the registers the source text names and does nothing else (no memory, no
+        flags), or None."""
         return None
 
-    def _regs(self, text):
+    def regs(self, text):
         """The registers an operand text names."""
-        return {self._key(m.group(1)) for m in self._REG.finditer(text)}
+        return {self.reg_of(m.group(1)) for m in self.HERD_REG.finditer(text)}
 
-    def _named(self, line):
+    def reads(self, line):
         """The registers a line may read: those it names (x86-64 adds those it reads unnamed)."""
-        return self._regs(line)
-
-    def drop_dead_moves(self, lines, fail, live_out=()):
-        """The lines without the register moves whose destination nothing reads afterwards (the
-        callee-saved registers' saves and restores, the copies a failure path made): they make
-        register events and nothing else.  Liveness is over-approximated -- every register another
-        instruction names is read by it, a label we cannot follow reads them all -- so a move is
-        dropped only when it is certainly dead."""
-        if self._REG is None:
-            return lines
-        live_out = {self._key(r) for r in live_out}
-        while True:
-            n = len(lines)
-            at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
-            live = [set() for _ in range(n + 1)]
-            live[n] = set(live_out)             # running off the end: the thread ends
-
-            def after(k):
-                kind, target = self._flow(lines[k])
-                out = set(live_out) if kind == "ret" else set()
-                if kind != "ret" and kind != "jump":
-                    out |= live[k + 1]
-                if target is not None and target != fail:
-                    out |= live[at[target]] if target in at else {"*"}
-                return out
-
-            changed = True
-            while changed:
-                changed = False
-                for k in range(n - 1, -1, -1):
-                    out, mv = after(k), self._move(lines[k])
-                    if mv:
-                        inn = (out - {mv[0]}) | self._regs(mv[1])
-                    else:
-                        inn = out | self._named(lines[k])
-                    if inn != live[k]:
-                        live[k], changed = inn, True
-            dead = [k for k in range(n) if self._move(lines[k]) and not ({self._move(lines[k])[0], "*"} & after(k))]
-            if not dead:
-                return lines
-            lines = [ln for k, ln in enumerate(lines) if k not in set(dead)]
+        return self.regs(line)
 
     def swap_lock_sites(self, lines, fail, spare=None, plain=False, live_out=()):
         """The lock-order split's thread (herd lines): each lock site's acquiring RMW, whose every
@@ -397,61 +318,13 @@ class AArch64(Isa):
         out, n = self._rewrite_sites(lines, lambda k: self._swap_site(lines, k, fail))
         return out, "swap" if n else ""
 
-    _FLAGS_READ = re.compile(r"^(B\.[A-Z]+|CSEL|CSET|CSETM|CSINC|CSINV|CSNEG|CINC|CINV|CNEG|CCMP|CCMN|ADC|ADCS|SBC|"
-                             r"SBCS|NGC|NGCS|FCSEL)$")
-    _FLAGS_WRITE = re.compile(r"^(CMP|CMN|TST|ADDS|SUBS|ANDS|BICS|NEGS|FCMP|FCMPE)$")
-    _CMP0 = re.compile(r"^CMP ([WX]\d+),#0$")
-
-    def _flags_dead(self, lines, starts, fail):
-        """Whether every path from the lines `starts` (indexes or labels) writes NZCV before it reads
-        it, or ends (RET, the FAIL exit, the thread's end) first."""
-        at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
-        todo, seen = list(starts), set()
-        while todo:
-            k = todo.pop()
-            if not isinstance(k, int):
-                if k == fail:
-                    continue
-                if k not in at:
-                    return False            # a label we cannot follow: assume it reads them
-                k = at[k]
-            while k < len(lines) and k not in seen:
-                seen.add(k)
-                mnem, _, ops = lines[k].partition(" ")
-                if self._FLAGS_READ.match(mnem):
-                    return False
-                if self._FLAGS_WRITE.match(mnem) or mnem == "RET":
-                    break
-                if mnem == "B":
-                    todo.append(ops)
-                    break
-                if mnem in ("CBZ", "CBNZ", "TBZ", "TBNZ"):
-                    todo.append(ops.split(",")[-1])
-                k += 1
-        return True
-
-    def simplify(self, lines, fail):
-        return self.cmp0_branches(lines, fail)
-
-    def cmp0_branches(self, lines, fail):
-        """"cmp wn,#0; b.ne L" as "cbnz wn,L" (b.eq: cbz) where nothing reads the flags after: the same
-        branch on the same register, so the same control dependency, without the NZCV write and read
-        (a four-thread lock test of clang's: 1.8 s -> 0.5 s in herd7)."""
-        def site(k):
-            m = self._CMP0.match(lines[k])
-            b = re.match(r"^B\.(NE|EQ) (\S+)$", lines[k + 1]) if m and k + 1 < len(lines) else None
-            if not b or not self._flags_dead(lines, [k + 2, b.group(2)], fail):
-                return None
-            return ["%s %s,%s" % ("CBNZ" if b.group(1) == "NE" else "CBZ", m.group(1), b.group(2))], 2
-        return self._rewrite_sites(lines, site)[0]
-
-    _REG = re.compile(r"\b[WX](\d+)\b")
+    HERD_REG = re.compile(r"\b[WX](\d+)\b")
     _MOVE_LINE = re.compile(r"^MOV ([WX])(\d+),([WX]\d+|[WX]ZR|#-?\d+)$")
 
-    def _key(self, name):
+    def reg_of(self, name):
         return "X" + name.lstrip("wxWX")
 
-    def _flow(self, ln):
+    def flow(self, ln):
         mnem, _, ops = ln.partition(" ")
         if mnem == "RET":
             return "ret", None
@@ -461,7 +334,7 @@ class AArch64(Isa):
             return "cond", ops.split(",")[-1]
         return None, None
 
-    def _move(self, ln):
+    def move(self, ln):
         m = self._MOVE_LINE.match(ln)
         return ("X" + m.group(2), m.group(3)) if m else None
 
@@ -649,142 +522,13 @@ class RiscV(Isa):
     def mov_imm(self, reg, v):
         return "li %s,%d" % (self.reg_key(reg), v)
 
-    # constant folding (lean): register computations from immediates alone, as herd7's RISCV computes them
-    _FOLD2 = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "and": lambda a, b: a & b,
-              "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "sll": lambda a, b: a << (b & 63),
-              "srl": lambda a, b: (a & (1 << 64) - 1) >> (b & 63), "sra": lambda a, b: a >> (b & 63),
-              "addw": lambda a, b: _sx(a + b, 32), "subw": lambda a, b: _sx(a - b, 32),
-              "sllw": lambda a, b: _sx(a << (b & 31), 32), "srlw": lambda a, b: _sx((a & 0xffffffff) >> (b & 31), 32),
-              "sraw": lambda a, b: _sx(a, 32) >> (b & 31)}
-    _FOLD2.update({"addi": _FOLD2["add"], "andi": _FOLD2["and"], "ori": _FOLD2["or"], "xori": _FOLD2["xor"],
-                   "slli": _FOLD2["sll"], "srli": _FOLD2["srl"], "srai": _FOLD2["sra"], "addiw": _FOLD2["addw"],
-                   "slliw": _FOLD2["sllw"], "srliw": _FOLD2["srlw"], "sraiw": _FOLD2["sraw"]})
-    _FOLD1 = {"mv": lambda a: a, "sext.w": lambda a: _sx(a, 32)}
-
-    def fold_constants(self, lines):
-        """Each register computation whose every source is a known constant (an immediate, zero, or a
-        register set from them in the same straight line of code) as `li` of its value: gcc builds a
-        sub-word lock's masks with a dozen shifts, ands and xors of constants a site, which herd7
-        turns into register events; a constant carries no dependency, so the `li` is the same to the
-        model (drop_dead_moves then drops those nothing reads)."""
-        known, out = {}, []
-
-        def val(op):
-            if re.fullmatch(r"-?\d+", op):
-                return int(op)
-            key = self.reg_key(op)
-            return 0 if key == "x0" else known.get(key)
-
-        for ln in lines:
-            mnem, _, rest = ln.partition(" ")
-            ops = rest.split(",") if rest else []
-            if ln.endswith(":"):
-                known.clear()               # a join: what the other paths bring is not known here
-                out.append(ln)
-                continue
-            v = None
-            if mnem in self._FOLD2 and len(ops) == 3:
-                a, b = val(ops[1]), val(ops[2])
-                v = None if a is None or b is None else self._FOLD2[mnem](a, b)
-            elif mnem in self._FOLD1 and len(ops) == 2:
-                a = val(ops[1])
-                v = None if a is None else self._FOLD1[mnem](a)
-            elif mnem == "li" and len(ops) == 2:
-                v = int(ops[1])
-            elif mnem == "lui" and len(ops) == 2 and re.fullmatch(r"-?\d+", ops[1]):
-                v = _sx(int(ops[1]) << 12, 32)
-            if ops and re.fullmatch(self._R, ops[0]):
-                known.pop(self.reg_key(ops[0]), None)
-            if v is not None and ops and re.fullmatch(self._R, ops[0]) and self.reg_key(ops[0]) != "x0":
-                v = _sx(v, 64)
-                known[self.reg_key(ops[0])] = v
-                if mnem not in ("li", "lui"):
-                    ln = "li %s,%d" % (ops[0], v)
-            out.append(ln)
-            if mnem in ("j", "ret") or mnem == "jr":
-                known.clear()               # what follows is reached from elsewhere
-        return out
-
-    def simplify(self, lines, fail):
-        return self.settled_branches(self.fold_constants(lines))
-
-    def settled_branches(self, lines):
-        """Branches on a value a branch above already settled, as what they always do: after
-        `and t,v,M; bne t,zero,L` fell through, the bits M of v are 0, so a later `and u,v,M'` (M' within
-        M), `slli u,v,s` (the low 64-s bits within M) or its `sext.w` is 0, and `beq u,zero,L'` is
-        always taken (a `j`), `bne u,zero,L'` never (dropped).  v is not written between, so the
-        first branch depended on the same load and its control dependency covers all that follows.
-        A lock site tests the value it read twice (the acquire CAS's own compare, then the lock's):
-        each branch herd7 keeps doubles its paths (doomed.py sends the first to FAIL)."""
-        const, zero_bits, masked, zero, out = {}, {}, {}, set(), []
-
-        def kill(r):
-            const.pop(r, None)
-            zero_bits.pop(r, None)
-            masked.pop(r, None)
-            zero.discard(r)
-            for k in [k for k, (v, _) in masked.items() if v == r]:
-                masked.pop(k)
-            for k in [k for k in zero if k in masked and masked[k][0] == r]:
-                zero.discard(k)
-
-        def is_zero(op):
-            k = self.reg_key(op)
-            return k == "x0" or const.get(k) == 0
-
-        for ln in lines:
-            mnem, _, rest = ln.partition(" ")
-            ops = rest.split(",") if rest else []
-            if ln.endswith(":") or mnem in ("j", "ret"):
-                const, zero_bits, masked, zero = {}, {}, {}, set()
-                out.append(ln)
-                continue
-            if mnem in ("beq", "bne") and len(ops) == 3 and (is_zero(ops[1]) or is_zero(ops[0])):
-                t = self.reg_key(ops[0] if is_zero(ops[1]) else ops[1])
-                if t in zero:
-                    if mnem == "beq":
-                        out.append("j %s" % ops[2])
-                    continue                # bne: never taken
-                if mnem == "bne" and t in masked:
-                    v, m = masked[t]
-                    zero_bits[v] = zero_bits.get(v, 0) | m
-                out.append(ln)
-                continue
-            dst = self.reg_key(ops[0]) if ops and re.fullmatch(self._R, ops[0]) and not \
-                self._NOREG.match(mnem) else None
-            got = None                      # what dst becomes: ("mask", v, M) | ("zero",) | ("const", c)
-            if mnem == "li" and len(ops) == 2:
-                got = ("const", int(ops[1]))
-            elif mnem in ("and", "andi") and len(ops) == 3:
-                a, b = self.reg_key(ops[1]), ops[2]
-                m = int(b) if re.fullmatch(r"-?\d+", b) else const.get(self.reg_key(b))
-                if m is not None:
-                    got = ("mask", a, m & ((1 << 64) - 1))
-            elif mnem == "slli" and len(ops) == 3 and re.fullmatch(r"\d+", ops[2]):
-                got = ("mask", self.reg_key(ops[1]), (1 << (64 - int(ops[2]))) - 1)
-            elif mnem == "sext.w" and len(ops) == 2 and self.reg_key(ops[1]) in zero:
-                got = ("zero",)
-            if dst:
-                # what the sources say, before dst's own facts go (dst may be a source: slli v,v,48)
-                is_0 = got is not None and (got[0] == "zero" or got[0] == "mask" and
-                                            got[2] & ~zero_bits.get(got[1], 0) == 0)
-                kill(dst)
-                if got and got[0] == "const":
-                    const[dst] = got[1]
-                if got and got[0] == "mask" and got[1] != dst:
-                    masked[dst] = (got[1], got[2])
-                if is_0:
-                    zero.add(dst)
-            out.append(ln)
-        return out
-
     _R = r"(x\d+|zero|ra|sp|gp|tp|fp|[ast]\d+)"      # by number, as render writes them, or by ABI name
-    _REG = re.compile(r"\b%s\b" % _R)
+    HERD_REG = re.compile(r"\b%s\b" % _R)
 
-    def _key(self, name):
+    def reg_of(self, name):
         return self.reg_key(name)
 
-    def _flow(self, ln):
+    def flow(self, ln):
         mnem, _, ops = ln.partition(" ")
         if mnem == "ret":
             return "ret", None
@@ -794,14 +538,21 @@ class RiscV(Isa):
             return "cond", ops.split(",")[-1]
         return None, None
 
-    def _move(self, ln):
-        # mv, li, and every register computation fold_constants knows: they write rd from their
-        # other operands and touch no memory
+    # register computations: they write their first operand from the others and touch no memory
+    _PURE = frozenset(("mv", "li", "lui", "sext.w", "add", "sub", "and", "or", "xor", "sll", "srl", "sra", "addw",
+                       "subw", "sllw", "srlw", "sraw", "addi", "andi", "ori", "xori", "slli", "srli", "srai",
+                       "addiw", "slliw", "srliw", "sraiw"))
+
+    def first_read(self, mnem):
+        """Whether the mnemonic's first operand is read, not written (a store, a branch)."""
+        return bool(self._NOREG.match(mnem))
+
+    def move(self, ln):
         mnem, _, rest = ln.partition(" ")
         ops = rest.split(",") if rest else []
-        if (mnem in ("mv", "li", "lui") or mnem in self._FOLD1 or mnem in self._FOLD2) and ops \
-                and re.fullmatch(self._R, ops[0]) and self._key(ops[0]) != "x0":
-            return self._key(ops[0]), ",".join(ops[1:])
+        if mnem in self._PURE and ops \
+                and re.fullmatch(self._R, ops[0]) and self.reg_of(ops[0]) != "x0":
+            return self.reg_of(ops[0]), ",".join(ops[1:])
         return None
 
 
@@ -1046,54 +797,10 @@ class Power(Isa):
     def mov_imm(self, reg, v):
         return "li %s,%d" % (reg, v)
 
-    def simplify(self, lines, fail):
-        return self.drop_repeated_branches(lines)
-
-    _CR_WRITE = re.compile(r"^(cmp\w*|cr\w+|mtcrf?|mtocrf|mcrf\w*|bl|bctrl|\w+\.)$")
-    _CMPI = re.compile(r"^cmpl?[wd]i (?:(cr\d),)?(r\d+),(\d+)$")
-
-    def drop_repeated_branches(self, lines):
-        """Without the `bne` that tests again what a `bne` above it in the same straight line of code
-        found equal: the same register against the same immediate (0 to 32767, so a signed and an
-        unsigned compare agree on equality), nothing writing the register between.  Reached only
-        through the first one's fall-through, it is never taken, and its control dependency is the
-        first one's (the same register's value; what follows it follows the first too).  gcc's
-        acquire CAS tests its compare again after the isync (`bne; stwcx.; isync; bne`, and in the
-        split's plain form the stwcx. is a store), clang's compares again after its lwsync; each
-        such branch about doubles herd7's time on a four-thread lock test."""
-        out = []
-        src = {}        # CR field -> (register, immediate) its last compare compared
-        equal = set()   # (register, immediate) a fallen-through bne found equal on this path
-        for ln in lines:
-            mnem, _, ops = ln.partition(" ")
-            base = mnem.rstrip("+-")
-            cmp = self._CMPI.match(ln)
-            if ln.endswith(":") or base in ("b", "blr"):
-                src, equal = {}, set()
-            elif cmp and int(cmp.group(3)) < 32768:
-                src[cmp.group(1) or "cr0"] = (cmp.group(2), int(cmp.group(3)))
-            elif self.cond_branch.fullmatch(base):
-                o = ops.split(",")
-                fact = src.get(o[0] if len(o) == 2 else "cr0")
-                if base == "bne" and fact in equal:
-                    continue                # never taken
-                if base == "bne" and fact:
-                    equal.add(fact)         # from here on, its fall-through
-            else:
-                if self._CR_WRITE.match(mnem):
-                    src = {}
-                stores = mnem.startswith("st") and "u" not in mnem[2:]
-                if not stores:
-                    regs = set(self._REG.findall(ln))
-                    equal = {f for f in equal if f[0] not in regs}
-                    src = {k: f for k, f in src.items() if f[0] not in regs}
-            out.append(ln)
-        return out
-
-    _REG = re.compile(r"\b(r\d+)\b")
+    HERD_REG = re.compile(r"\b(r\d+)\b")
     _MOVE_LINE = re.compile(r"^(?:mr (r\d+),(r\d+)|li (r\d+),(-?\d+))$")
 
-    def _flow(self, ln):
+    def flow(self, ln):
         mnem, _, ops = ln.partition(" ")
         if mnem == "blr":
             return "ret", None
@@ -1103,7 +810,7 @@ class Power(Isa):
             return "cond", ops.split(",")[-1]
         return None, None
 
-    def _move(self, ln):
+    def move(self, ln):
         m = self._MOVE_LINE.match(ln)
         return (m.group(1), m.group(2)) if m and m.group(1) else (m.group(3), "") if m else None
 
@@ -1443,19 +1150,19 @@ class X86_64(Isa):
         """Whether straight-line code `after` sets reg's whole register before it reads any part of
         it, or returns with reg not in live_out (a label is passed: what jumps there brings its own
         value; a branch is not)."""
-        fam = self._key(reg[1:])
+        fam = self.reg_of(reg[1:])
         for ln in after:
             if ln.endswith(":"):
                 continue
             mnem, _, ops = ln.partition(" ")
             if mnem == "ret":
-                return not any(self._key(r) == fam for r in live_out)
+                return not any(self.reg_of(r) == fam for r in live_out)
             if mnem.startswith("j"):
                 return False
-            if not ({fam, "*"} & self._named(ln)):
+            if not ({fam, "*"} & self.reads(ln)):
                 continue
             ops = re.split(r",(?![^()]*\))", ops) if ops else []
-            named = [o for o in ops if any(self._key(r[1:]) == fam for r in re.findall(r"%\w+", o))]
+            named = [o for o in ops if any(self.reg_of(r[1:]) == fam for r in re.findall(r"%\w+", o))]
             # mov/movl/movq of an immediate or another register into reg's 32- or 64-bit form
             return (mnem in ("mov", "movl", "movq") and len(ops) == 2 and named == [ops[1]]
                     and re.fullmatch(r"%(e[a-z]{2}|r[a-z]{2}|r\d+d?)", ops[1]) is not None)
@@ -1464,7 +1171,7 @@ class X86_64(Isa):
     def mov_imm(self, reg, v):
         return "movq $%d,%%%s" % (v, reg)
 
-    _REG = re.compile(r"%(\w+)")
+    HERD_REG = re.compile(r"%(\w+)")
     _MOVE_LINE = re.compile(r"^mov[lq]? (%\w+|\$-?\w+),%(e[a-z]{2}|r[a-z]{2}|r\d+d?)$")
     # every name of every general register's parts (lean's liveness; _R64 is what herd7 takes)
     _PARTS = {p: "r" + b for b in ("ax", "bx", "cx", "dx") for p in ("r" + b, "e" + b, b, b[0] + "l", b[0] + "h")}
@@ -1475,11 +1182,11 @@ class X86_64(Isa):
     _EXPLICIT = re.compile(r"^(lock; )?(mov|movz[bw][lq]?|movs[bw][lq]?|movabs|add|sub|and|or|xor|cmp|test|lea|xchg|"
                            r"inc|dec|neg|not|sh[lr]|sa[lr]|set[a-z]+|j[a-z]+|ret|[lsm]fence|nop)[bwlq]?$")
 
-    def _key(self, name):
+    def reg_of(self, name):
         return self._PARTS.get(name, "*")
 
-    def _named(self, text):
-        got = self._regs(text)
+    def reads(self, text):
+        got = self.regs(text)
         mnem = text.split(" ")[0] if not text.startswith("lock; ") else text[:6] + text[6:].split(" ")[0]
         if text.endswith(":") or self._EXPLICIT.match(mnem):
             return got
@@ -1487,7 +1194,7 @@ class X86_64(Isa):
             return got | {"rax"}
         return got | {"*"}
 
-    def _flow(self, ln):
+    def flow(self, ln):
         mnem, _, ops = ln.partition(" ")
         if mnem == "ret":
             return "ret", None
@@ -1497,9 +1204,9 @@ class X86_64(Isa):
             return "cond", ops
         return None, None
 
-    def _move(self, ln):
+    def move(self, ln):
         m = self._MOVE_LINE.match(ln)
-        return (self._key(m.group(2)), m.group(1)) if m else None
+        return (self.reg_of(m.group(2)), m.group(1)) if m else None
 
 
 ISAS = {"aarch64": AArch64(), "riscv64": RiscV(), "ppc64le": Power(), "x86_64": X86_64()}

@@ -24,11 +24,11 @@ Per thread (a function P<n> of the compiled unit):
 import dataclasses
 import re
 
-from . import doomed
+from . import doomed, lean
 from .isa import NotTaken
 from .listing import Insn
 
-# the thread's lines through isa.lean (rewrites that only make herd7 faster); verify --no-lean clears it
+# the thread's lines through lean.py (rewrites that only make herd7 faster); verify --no-lean clears it
 LEAN = True
 
 SLOWPATHS = re.compile(r"^(__ka_spin_lock_slowpath|__ka_spin_.*slow.*|queued_spin_lock_slowpath)$")
@@ -159,7 +159,7 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
             notes.add("lock sites' acquiring RMW as a %s (the lock-order split: every kept execution read the "
                       "expected 0 there%s)" % (swapped, "" if swapped == "swap" else ", and its atomicity holds"))
     if LEAN:
-        out = isa.lean(out, fail_label, set(reserved) - set(args))
+        out = lean.lean(isa, out, fail_label, set(reserved) - set(args))
     if fail:
         out.append(fail_label + ":")
         out.append(isa.mov_imm(marker, 1))
