@@ -7,7 +7,7 @@ candidate from the register events.  Compiled code is full of register traffic w
 effect: callee-saved saves and restores, copies on the failure paths, constants built by shifts,
 a lock site's second test of the value it read.  Each rewrite here keeps every memory event,
 every dependency and every branch that can be taken (docs/verify.md, "herd7's cost, and the lean
-rewrites"; `make check-verify` runs the default tests both ways and requires the same verdicts).
+rewrites"; `make check-verify` runs its tests both ways and requires the same verdicts).
 
 The ISA classes (isa.py) say what a herd line is: its control flow (flow), the register move or
 computation it is (move), the registers it reads (reads, regs) and what names one register
