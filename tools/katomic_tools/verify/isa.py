@@ -85,7 +85,16 @@ class Isa:
         return name
 
     def flow(self, ln):
-        """("ret" | "jump" | "cond" | None, the label it may go to)."""
+        """("ret" | "jump" | "cond" | None, the label it may go to): the return, the jump and the
+        conditional branches as the branch tables name them (case aside: aarch64's are upper case)."""
+        mnem, _, ops = ln.partition(" ")
+        if mnem == self.ret_text:
+            return "ret", None
+        m = self.branch_mnem(mnem.lower())
+        if m == self.jump:
+            return "jump", ops
+        if self.cond_branch.fullmatch(m):
+            return "cond", ops.split(",")[-1]
         return None, None
 
     def move(self, ln):
@@ -324,16 +333,6 @@ class AArch64(Isa):
     def reg_of(self, name):
         return "X" + name.lstrip("wxWX")
 
-    def flow(self, ln):
-        mnem, _, ops = ln.partition(" ")
-        if mnem == "RET":
-            return "ret", None
-        if mnem == "B":
-            return "jump", ops
-        if mnem.startswith("B.") or mnem in ("CBZ", "CBNZ", "TBZ", "TBNZ"):
-            return "cond", ops.split(",")[-1]
-        return None, None
-
     def move(self, ln):
         m = self._MOVE_LINE.match(ln)
         return ("X" + m.group(2), m.group(3)) if m else None
@@ -527,16 +526,6 @@ class RiscV(Isa):
 
     def reg_of(self, name):
         return self.reg_key(name)
-
-    def flow(self, ln):
-        mnem, _, ops = ln.partition(" ")
-        if mnem == "ret":
-            return "ret", None
-        if mnem == "j":
-            return "jump", ops
-        if self.cond_branch.fullmatch(mnem):
-            return "cond", ops.split(",")[-1]
-        return None, None
 
     # register computations: they write their first operand from the others and touch no memory
     _PURE = frozenset(("mv", "li", "lui", "sext.w", "add", "sub", "and", "or", "xor", "sll", "srl", "sra", "addw",
@@ -799,16 +788,6 @@ class Power(Isa):
 
     HERD_REG = re.compile(r"\b(r\d+)\b")
     _MOVE_LINE = re.compile(r"^(?:mr (r\d+),(r\d+)|li (r\d+),(-?\d+))$")
-
-    def flow(self, ln):
-        mnem, _, ops = ln.partition(" ")
-        if mnem == "blr":
-            return "ret", None
-        if mnem == "b":
-            return "jump", ops
-        if self.cond_branch.fullmatch(mnem.rstrip("+-")):
-            return "cond", ops.split(",")[-1]
-        return None, None
 
     def move(self, ln):
         m = self._MOVE_LINE.match(ln)
@@ -1195,6 +1174,7 @@ class X86_64(Isa):
         return got | {"*"}
 
     def flow(self, ln):
+        # herd7's conditional jumps are not objdump's (jgt, and the negated forms render makes)
         mnem, _, ops = ln.partition(" ")
         if mnem == "ret":
             return "ret", None
