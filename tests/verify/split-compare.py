@@ -11,7 +11,12 @@ whole it must lose nothing and add nothing.
 --lean: the translation's lean rewrites (isa.Isa.lean: dead register moves
 dropped, aarch64's cmp/b.ne as cbnz) against none (--no-lean): they exist
 only to make herd7 faster, so every test both judge must agree exactly.
-usage: split-compare.py [--lean] VERIFY_ARGS... -- FILES..."""
+
+--normal: herd7 on each test's normal form (normal.py: registers and labels
+renamed, states renamed back) against the test as translated (--no-normal):
+every test must agree exactly, and one judged only one way is a difference
+too (unless the other ran over the time limit).
+usage: split-compare.py [--lean | --normal] VERIFY_ARGS... -- FILES..."""
 import json
 import os
 import subprocess
@@ -24,17 +29,22 @@ def run(args, files, extra):
     if p.returncode not in (0, 1):
         sys.exit("split-compare: verify %s failed (%d): %s" % (" ".join(extra), p.returncode, p.stderr.strip()[-400:]))
     doc = json.loads(p.stdout)
+    print("split-compare: verify %s: %.0f s, herd7 runs %d, cached %d" % (" ".join(extra) or "(default)", doc["seconds"],
+                                                                      doc["herd_runs"], doc["herd_cached"]), flush=True)
     return {(c["target"], c["cc"], c["layer"], c["backend"], r["name"]): r for c in doc["configs"] for r in c["tests"]}
 
 
 def main(argv):
     if "--" not in argv:
         sys.exit(__doc__.strip().splitlines()[-1])
-    lean = argv[:1] == ["--lean"]
-    argv = argv[1:] if lean else argv
+    mode = argv[0] if argv[:1] in (["--lean"], ["--normal"]) else None
+    lean = mode is not None          # two ways that must agree exactly (not an over-approximation)
+    argv = argv[1:] if mode else argv
     k = argv.index("--")
     args, files = argv[:k], argv[k + 1:]
-    if lean:
+    if mode == "--normal":
+        names, base, other = ("as translated", "normal form"), run(args, files, ["--no-normal"]), run(args, files, [])
+    elif lean:
         names, base, other = ("without lean", "lean"), run(args, files, ["--no-lean"]), run(args, files, [])
     else:
         names = ("whole", "split")
@@ -42,6 +52,11 @@ def main(argv):
     same, differ, orders = 0, [], 0
     for key, w in sorted(base.items()):
         s = other.get(key)
+        if mode == "--normal" and s and (w["verdict"] == "not judged") != (s["verdict"] == "not judged") and \
+                not any("ran over" in r.get("reason", "") for r in (w, s)):
+            differ.append("%s: %s %s, %s %s" % ("/".join(key), names[0], w.get("reason", w["verdict"]), names[1],
+                                                s.get("reason", s["verdict"])))
+            continue
         if not s or w["verdict"] == "not judged" or s["verdict"] == "not judged":
             continue
         if s.get("lock_orders"):

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from katomic_tools.common.tap import Tap  # noqa: E402
 from katomic_tools.common import herd  # noqa: E402
-from katomic_tools.verify import isa as isas, lean, listing, translate  # noqa: E402
+from katomic_tools.verify import isa as isas, lean, listing, normal, translate  # noqa: E402
 
 tap = Tap()
 ok = tap.check
@@ -769,6 +769,66 @@ except isas.NotTaken as e:
 ok(slowpath._succ(X86, listing.parse(x86_fn("ret", "xchg   %ax,%ax", "nopl   0x0(%rax)"))["P0"]) is not None,
    "ways out: padding after a return is not code lost")
 
+# ---- the normal form (normal.py): names herd7 does not read, renamed; nothing else
+def table(arch, name, init, cols, tail):
+    rows = ["%-22s | %-22s ;" % (cols[0][r] if r < len(cols[0]) else "", cols[1][r] if r < len(cols[1]) else "")
+            for r in range(max(map(len, cols)))]
+    return "%s %s\n{ %s }\n P0 | P1 ;\n%s\n%s\n" % (arch, name, init, "\n".join(rows), tail)
+
+
+A64_MP = ("x=0; y=0; 0:X0=x; 0:X1=y; 1:X0=x; 1:X1=y;", "locations [1:X9; 1:X10]\nexists (1:X9=1 /\\ 1:X10=0)")
+mp_gcc = table("AArch64", "MP+gcc", A64_MP[0], [["MOV W2,#1", "STR W2,[X0]", "STLR W2,[X1]", "RET"],
+                                                 ["LDAR W9,[X1]", "CBNZ W9,L1_1c", "L1_1c:", "LDR W10,[X0]", "RET"]],
+               A64_MP[1])
+mp_clang = table("AArch64", "MP+clang", A64_MP[0], [["MOV W8,#1", "STR W8,[X0]", "STLR W8,[X1]", "RET"],
+                                                     ["LDAR W9,[X1]", "CBNZ W9,L1_30", "L1_30:", "LDR W10,[X0]", "RET"]],
+                 A64_MP[1])
+n_gcc, back = normal.normal(A64, mp_gcc)
+n_clang, back_clang = normal.normal(A64, mp_clang)
+ok(n_gcc == n_clang, "normal form: two tests that differ in name, registers and labels only are one test")
+ok(normal.normal(A64, n_gcc)[0] == n_gcc, "normal form: the normal form of a normal form is itself")
+ok("1:X2=1 /\\ 1:X3=0" in n_gcc and back["1:X2"] == "1:X9" and back["1:W3"] == "1:W10" and back["0:X2"] == "0:X2",
+   "normal form: a thread's registers in order of first use (initial state, code, condition), and back")
+other = table("AArch64", "MP+other", A64_MP[0], [["MOV W2,#1", "STR W2,[X0]", "STLR W3,[X1]", "RET"],
+                                                  ["LDAR W9,[X1]", "CBNZ W9,L1_1c", "L1_1c:", "LDR W10,[X0]", "RET"]],
+               A64_MP[1])
+ok(normal.normal(A64, other)[0] != n_gcc, "normal form: a register used differently is a different test")
+swapped = table("AArch64", "MP", A64_MP[0], [["MOV W2,#1", "STR W2,[X1]", "STLR W2,[X0]", "RET"],
+                                             ["LDAR W9,[X1]", "CBNZ W9,L1_1c", "L1_1c:", "LDR W10,[X0]", "RET"]],
+                A64_MP[1])
+ok(normal.normal(A64, swapped)[0] != n_gcc, "normal form: the same code on other locations is a different test")
+fixed = normal.normal(A64, table("AArch64", "t", "x=0; 0:X0=x; 1:X0=x;", [["MOV X30,#1", "STR WZR,[X0]", "RET"],
+                                                                          ["LDR W29,[X0]", "RET"]], "locations [x]"))[0]
+ok("X30" in fixed and "WZR" in fixed and "W29" in fixed, "normal form: aarch64's X29, X30 and WZR keep their names")
+X86N = isas.ISAS["x86_64"]
+x86t = table("X86_64", "t", "x=0; 0:rdi=x; 1:rdi=x;",
+             [["mov $1,%r11d", "lock; cmpxchg %r11d,(%rdi)", "mov %eax,%ebx", "ret"],
+              ["mov (%rdi),%r10", "cpuid", "mov %r10,%rsi", "ret"]], "locations [0:rbx; 1:rsi]")
+nx, bx = normal.normal(X86N, x86t)
+c0 = [ln.split("|")[0].rstrip() for ln in nx.split("\n") if ln.endswith(";")]
+c1 = [ln.split("|")[1] for ln in nx.split("\n") if ln.endswith(";")]
+ok(c0[1:4] == [" mov $1,%esi", " lock; cmpxchg %esi,(%rbx)", " mov %eax,%edi"],
+   "normal form: x86-64's cmpxchg keeps %%rax, its other registers are renamed (%s)" % c0)
+ok(any("%r10" in c for c in c1) and any("%rsi" in c for c in c1) and "1:rsi" in nx,
+   "normal form: an x86-64 thread with an instruction that may use a register it does not name keeps its names")
+ok(bx.get("0:rdi") == "0:rbx" and bx.get("0:edi") == "0:ebx" and "0:rdi" in nx and "1:rsi" not in bx,
+   "normal form: x86-64 states renamed back, every part of a register")
+hi = normal.normal(X86N, table("X86_64", "t", "x=0; 0:rdi=x; 1:rdi=x;", [["movb %bh,(%rdi)", "ret"], ["ret"]],
+                               "locations [x]"))[0]
+ok("%bh" in hi and "%rdi" in hi, "normal form: an x86-64 thread that names a high byte keeps its names")
+RVN, PPCN = isas.ISAS["riscv64"], isas.ISAS["ppc64le"]
+ok(not A64.renames("CASPAL X0,X1,X2,X3,[X4]") and not PPCN.renames("lq r4,0(r3)") and not PPCN.renames("stqcx. r4,0,r3")
+   and not RVN.renames("amocas.q x5,x6,(x10)") and A64.renames("CASAL W0,W1,[X2]") and PPCN.renames("lwarx r4,0,r3"),
+   "normal form: a thread with a register pair (casp, lq, stqcx., amocas.q) keeps its names")
+rvn = normal.normal(RVN, table("RISCV", "t", "x=0; 0:x10=x; 1:x10=x;", [["li a5,1", "sw a5,0(x10)", "ret"],
+                                                                       ["lw x15,0(x10)", "ret"]], "locations [1:x15]"))
+ok("li t1,1" in rvn[0] and "sw t1,0(x5)" in rvn[0] and "0:x5=x" in rvn[0] and "lw x6,0(x5)" in rvn[0] and
+   rvn[1]["1:x6"] == "1:x15", "normal form: riscv64 renamed by number, an ABI name kept an ABI name")
+pp = normal.normal(PPCN, table("PPC", "t", "x=0; 0:r3=x; 1:r3=x;", [["li r9,1", "stw r9,0(r3)", "stw r0,0(r1)", "blr"],
+                                                                    ["lmw r29,0(r3)", "blr"]], "locations [1:r29]"))[0]
+ok("li r4,1" in pp and "stw r0,0(r1)" in pp and "lmw r29,0(r3)" in pp,
+   "normal form: ppc64le's r0 and r1 keep their names, a thread with lmw all of them")
+
 # ---- with herd7: the pipeline must be able to fail
 
 try:
@@ -889,6 +949,14 @@ exists (1:r11=1 /\\ 2:r11=2 /\\ 3:r11=3 /\\ 3:r10=0)
                 "\nlocations [x]\nfilter (0:X28=0 /\\ 1:X28=0)\nexists (x=2)\n")
     inc = A64_CAS[:9] + ["L0_40:", "B Lfail0", "Lfail0:", "MOV X28,#1", "RET"]
     whole, swapped = H.run(two_incs(inc), source=False), H.run(two_incs(A64.swap_lock_sites(inc, "Lfail0")[0]), source=False)
+    # the normal form: herd7's states of a test and of its normal form, renamed back, are the same
+    same = []
+    for isa, text in ((A64, a64_litmus(sb_listing(False))[0]), (A64, two_incs(inc)), (A64, mp_gcc),
+                      (X86N, x86_sb("lock xadd %eax,(%rdi)")), (X86N, rs),
+                      (RVN, rv_sb(False)[0].replace("locations [", "locations [x; y; ")), (RVN, rv_sb(True, lean=True)[0])):
+        plain = H.run(text, source=False).get("states")
+        same.append(bool(plain) and sorted(map(sorted, plain)) == sorted(map(sorted, normal.run(H, isa, text)["states"])))
+    ok(all(same) and len(same) == 7, "herd7: each test and its normal form have the same states (%s)" % same)
     ok("states" in whole and whole["states"] == swapped.get("states") == [frozenset([("x", "2")])],
        "herd7: two locked increments end with x=2, with the CAS and with the swap (%s, %s)" % (whole, swapped))
 sys.exit(tap.summary())

@@ -24,7 +24,7 @@ from ..common import documents, paths
 from ..common import herd as herdmod
 from . import isa as isas
 from . import known as knownmod
-from . import kernel_layer, listing, locksplit, slowpath, translate, units
+from . import kernel_layer, listing, locksplit, normal, slowpath, translate, units
 
 # A test that calls these is not judged: the LKMM's RCU is more than the compiled code's barriers.
 RCU_CALLS = re.compile(r"\b(synchronize_rcu|synchronize_rcu_expedited|synchronize_srcu|synchronize_srcu_expedited|"
@@ -77,6 +77,9 @@ def main(argv=None):
     ap.add_argument("--no-lean", action="store_true",
                     help="translate without the rewrites that only make herd7 faster (lean.py: dead register "
                     "moves, aarch64's cmp/b.ne as cbnz), to compare the two (make check-verify does)")
+    ap.add_argument("--no-normal", action="store_true",
+                    help="run herd7 on each compiled test as translated, not on its normal form (normal.py: one "
+                    "run for tests that differ only in register and label names), to compare the two")
     ap.add_argument("--expect-weaker", default=None, metavar="TESTS",
                     help="exit 0 only if each named test (comma-separated) is WEAKER somewhere (mutation checks)")
     ap.add_argument("--slowpath", action="store_true",
@@ -85,6 +88,7 @@ def main(argv=None):
     ap.add_argument("-v", "--verbose", action="store_true", help="print every test's judgement")
     a = ap.parse_args(argv)
     translate.LEAN = not a.no_lean
+    normal.NORMAL = not a.no_normal
 
     out = sys.stderr if a.json else sys.stdout
     try:
@@ -475,7 +479,7 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
                                                         lock_swap=orders and swap)
             except isas.NotTaken as e:
                 return {"reason": str(e), "listing": _listing(funcs)}
-            res = H.run(text, source=False)
+            res = normal.run(H, isa, text) if normal.NORMAL else H.run(text, source=False)
             if "error" not in res or not any(isa.widen(i.mnem) for insns in funcs.values() for i in insns):
                 break
         notes.update(tnotes)

@@ -111,6 +111,25 @@ class Isa:
         """The registers a line may read: those it names (x86-64 adds those it reads unnamed)."""
         return self.regs(line)
 
+    # normal.py's renaming: the families it may rename onto, in the order it takes them (none is a
+    # register an instruction reads or writes without naming it: a return's link register, x86's
+    # %rax of cmpxchg), a name's (family, part) when its family is one of them, and a part's name
+    RENAME_POOL = ()
+
+    def family(self, name):
+        return None
+
+    def spell(self, family, part):
+        raise NotImplementedError
+
+    def parts(self, family):
+        """Every part a family's names may mean."""
+        return ()
+
+    def renames(self, line):
+        """Whether a herd line names every register it reads or writes (then renaming keeps its meaning)."""
+        return True
+
     def swap_lock_sites(self, lines, fail, spare=None, plain=False, live_out=()):
         """The lock-order split's thread (herd lines): each lock site's acquiring RMW, whose every
         failure leaves by the FAIL exit, as a swap with the same ordering (locksplit.py: the split's
@@ -333,6 +352,21 @@ class AArch64(Isa):
     def reg_of(self, name):
         return "X" + name.lstrip("wxWX")
 
+    RENAME_POOL = tuple(range(29))      # X29 (frame), X30 (RET's link) and SP keep their names
+
+    def family(self, name):
+        m = re.fullmatch(r"([WX])(\d+)", name)
+        return (int(m.group(2)), m.group(1)) if m and int(m.group(2)) < 29 else None
+
+    def spell(self, family, part):
+        return "%s%d" % (part, family)
+
+    def parts(self, family):
+        return ("X", "W")
+
+    def renames(self, line):
+        return not re.match(r"^CASP", line, re.I)          # a register pair: the second one unnamed
+
     def move(self, ln):
         m = self._MOVE_LINE.match(ln)
         return ("X" + m.group(2), m.group(3)) if m else None
@@ -526,6 +560,22 @@ class RiscV(Isa):
 
     def reg_of(self, name):
         return self.reg_key(name)
+
+    RENAME_POOL = tuple(range(5, 32))   # zero, ra (ret's link), sp, gp and tp keep their names
+    _ABI_NAME = {n: a for a, n in reversed(list(_ABI.items()))}
+
+    def family(self, name):
+        n = int(name[1:]) if re.fullmatch(r"x\d+", name) else self._ABI.get(name)
+        return (n, "x" if name[0] == "x" else "abi") if n is not None and n >= 5 else None
+
+    def spell(self, family, part):
+        return "x%d" % family if part == "x" else self._ABI_NAME[family]
+
+    def parts(self, family):
+        return ("x", "abi")
+
+    def renames(self, line):
+        return not line.startswith("amocas.q")               # a register pair: the second one unnamed
 
     # register computations: they write their first operand from the others and touch no memory
     _PURE = frozenset(("mv", "li", "lui", "sext.w", "add", "sub", "and", "or", "xor", "sll", "srl", "sra", "addw",
@@ -787,6 +837,22 @@ class Power(Isa):
         return "li %s,%d" % (reg, v)
 
     HERD_REG = re.compile(r"\b(r\d+)\b")
+    # r0 (a base of 0 in an address), r1 (stack), r2 (TOC) and r13 (thread) keep their names
+    RENAME_POOL = tuple(range(3, 13)) + tuple(range(14, 32))
+
+    def family(self, name):
+        m = re.fullmatch(r"r(\d+)", name)
+        return (int(m.group(1)), "r") if m and int(m.group(1)) in self.RENAME_POOL else None
+
+    def spell(self, family, part):
+        return "r%d" % family
+
+    def parts(self, family):
+        return ("r",)
+
+    def renames(self, line):
+        # register ranges and pairs: registers used without being named
+        return not re.match(r"^(lmw|stmw|lswi|lswx|stswi|stswx|lq|stq|lqarx|stqcx\.)(\s|$)", line)
     _MOVE_LINE = re.compile(r"^(?:mr (r\d+),(r\d+)|li (r\d+),(-?\d+))$")
 
     def move(self, ln):
@@ -1163,6 +1229,32 @@ class X86_64(Isa):
 
     def reg_of(self, name):
         return self._PARTS.get(name, "*")
+
+    # %rax (cmpxchg, mul), %rcx (shifts by %cl, rep), %rdx (mul, div) and %rsp keep their names; a
+    # thread with a mnemonic outside _EXPLICIT (which may use one unnamed) is not renamed at all
+    RENAME_POOL = ("rbx", "rsi", "rdi", "rbp") + tuple("r%d" % n for n in range(8, 16))
+    _NAMES = {f: ["r" + f[1:], "e" + f[1:], f[1:], f[1] + "l"] + ([f[1] + "h"] if f[2] == "x" else [])
+              if not f[1].isdigit() else [f, f + "d", f + "w", f + "b"]
+              for f in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp") + tuple("r%d" % n for n in range(8, 16))}
+    _NAMES.update({f: [f, "e" + f[1:], f[1:], f[1:] + "l"] for f in ("rsi", "rdi", "rbp", "rsp")})
+
+    def family(self, name):
+        f = self._PARTS.get(name)
+        if f not in self.RENAME_POOL or name not in self._NAMES[f]:
+            return None
+        return f, self._NAMES[f].index(name)
+
+    def spell(self, family, part):
+        return self._NAMES[family][part]
+
+    def parts(self, family):
+        return range(4)         # a high byte (%bh) has no name in the other families: never renamed
+
+    def renames(self, line):
+        mnem = line.split(" ")[0] if not line.startswith("lock; ") else line[:6] + line[6:].split(" ")[0]
+        if line.endswith(":") or self._EXPLICIT.match(mnem) or mnem.rstrip("lq").endswith("cmpxchg"):
+            return not re.search(r"%[a-d]h\b", line)
+        return False
 
     def reads(self, text):
         got = self.regs(text)

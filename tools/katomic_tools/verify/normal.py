@@ -1,0 +1,94 @@
+"""herd tests in normal form: one herd7 run for every test that differs only in names.
+
+What herd7 computes from a compiled test does not depend on the test's name,
+on the labels objdump's addresses gave, or on which registers the compiler
+allocated; gcc and clang, two targets of one ISA, and two C tests that
+compile alike differ in exactly these.  The normal form names the test "T",
+numbers each thread's labels in the order they appear, and renames each
+thread's registers in the order they first appear (its initial values, its
+code, then the final condition and filter) onto the ISA's RENAME_POOL
+(isa.py), where no instruction uses a register it does not name.  It is a
+test herd7 takes like the original, and its cache key; run() renames the
+states back.  A thread with a line that may use a register unnamed
+(isa.renames) keeps its registers.
+"""
+import re
+
+NORMAL = True          # verify --no-normal clears it
+LABEL_DEF = re.compile(r"^\s*(\w+):\s*$")
+COND_KEY = re.compile(r"\b(\d+):([A-Za-z_]\w*)")      # a thread's register in the initial state or a condition
+
+
+def _table(lines):
+    """(index of the P0 | P1 ... line, index of the first line after the code)."""
+    start = next(k for k, ln in enumerate(lines) if re.match(r"^\s*P0\s*[|;]", ln))
+    end = next((k for k in range(start + 1, len(lines)) if not lines[k].rstrip().endswith(";")), len(lines))
+    return start, end
+
+
+def normal(isa, text):
+    """(text in normal form, {a state key of the normal form: the original's}); the text itself
+    and {} where there is no code table to read."""
+    lines = text.split("\n")
+    try:
+        start, end = _table(lines)
+    except StopIteration:
+        return text, {}
+    rows = [ln.rstrip()[:-1].split("|") for ln in lines[start + 1:end]]
+    width = len(lines[start].split("|"))
+    cols = [[r[k].strip() if k < len(r) else "" for r in rows] for k in range(width)]
+    head, tail = "\n".join(lines[1:start]), "\n".join(lines[end:])
+
+    def name_of(m):
+        return m.group(0).lstrip("%")
+
+    ren, back = [], {}
+    for k, col in enumerate(cols):
+        order = []
+        if all(isa.renames(ln) for ln in col if ln):
+            names = [m.group(2) for m in COND_KEY.finditer(head) if int(m.group(1)) == k]
+            names += [name_of(m) for ln in col for m in isa.HERD_REG.finditer(ln)]
+            names += [m.group(2) for m in COND_KEY.finditer(tail) if int(m.group(1)) == k]
+            for n in names:
+                fam = isa.family(n)
+                if fam and fam[0] not in order:
+                    order.append(fam[0])
+        if len(order) > len(isa.RENAME_POOL):
+            order = []
+        to = dict(zip(order, isa.RENAME_POOL))
+        ren.append(to)
+        for old, new in to.items():
+            for part in isa.parts(old):
+                back["%d:%s" % (k, isa.spell(new, part))] = "%d:%s" % (k, isa.spell(old, part))
+
+    def rename(k, name):
+        fam = isa.family(name)
+        return isa.spell(ren[k][fam[0]], fam[1]) if fam and fam[0] in ren[k] else name
+
+    def code(k, ln):
+        ln = isa.HERD_REG.sub(lambda m: m.group(0)[:m.group(0).index(name_of(m))] + rename(k, name_of(m)), ln)
+        return re.sub(r"\b\w+\b", lambda m: labels[k].get(m.group(0), m.group(0)), ln)
+
+    labels = []
+    for k, col in enumerate(cols):
+        defs = [m.group(1) for m in (LABEL_DEF.match(ln) for ln in col) if m]
+        labels.append({old: "L%d_%d" % (k, n) for n, old in enumerate(dict.fromkeys(defs))})
+    cols = [[code(k, ln) for ln in col] for k, col in enumerate(cols)]
+
+    def cond(s):
+        return COND_KEY.sub(lambda m: "%s:%s" % (m.group(1), rename(int(m.group(1)), m.group(2)))
+                            if int(m.group(1)) < len(ren) else m.group(0), s)
+
+    w = max([len(ln) for col in cols for ln in col] + [2]) + 2
+    table = [" | ".join(("P%d" % k).ljust(w) for k in range(width)) + " ;"]
+    table += [" | ".join((" " + col[r]).ljust(w) for col in cols) + " ;" for r in range(len(rows))]
+    return "\n".join([lines[0].split()[0] + " T", cond(head)] + table + [cond(tail)]), back
+
+
+def run(H, isa, text, model=None):
+    """H.run on the test's normal form, its states under the test's own names."""
+    ntext, back = normal(isa, text)
+    res = H.run(ntext, source=False, model=model)
+    if "states" in res and back:
+        res = dict(res, states=[frozenset((back.get(k, k), v) for k, v in st) for st in res["states"]])
+    return res
