@@ -20,6 +20,19 @@ fail=0
 python3 tests/verify/test-translate.py || fail=1
 python3 tests/verify/test-verify-report.py || fail=1
 
+# a wrong option or file: one line naming it, exit 2, whether herd7 is there or not
+for bad in "--target nosuch" "--layer nosuch" "--backend nosuch" "--mutate nosuch" "/nonexistent/nosuch.litmus"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	msg=$(HERD7=/nonexistent/herd7 $VERIFY $bad 2>&1)
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$msg" | wc -l)" -eq 1 ] && printf '%s' "$msg" | grep -q nosuch; then
+		echo "ok: verify $bad: $msg"
+	else
+		echo "not ok: verify $bad: exit $rc, $msg"
+		fail=1
+	fi
+done
+
 $VERIFY --target x86_64 --cc gcc tests/litmus/SB+mbs.litmus >"${TMPDIR:-/tmp}/kv-probe.$$" 2>&1
 rc=$?
 if [ $rc -eq 3 ]; then

@@ -57,7 +57,7 @@ def main(argv=None):
                     help="targets, comma-separated: %s" % ", ".join(t.name for t in units.TARGETS))
     ap.add_argument("--cc", default="gcc,clang", help="compilers: gcc and/or clang[-N] (default gcc,clang)")
     ap.add_argument("--layer", default="lib", help="lib (include/katomic), kernel (the C11 kernel layer), or both")
-    ap.add_argument("--backend", default="both", help="c11, asm (the x86-64 reference, library layer only) or both (default)")
+    ap.add_argument("--backend", default="both", help="c11, asm (the x86-64 reference, library layer only), both (default), or c11,asm")
     ap.add_argument("--mutate", default=None, help="build with a weakened mapping: %s" % ", ".join(units.MUTATIONS))
     ap.add_argument("--herd7", default=None, help="the herd7 binary (default: $HERD7, PATH, ../shared/tools/herdtools7)")
     ap.add_argument("--lkmm", default=None, help="a kernel's tools/memory-model (default: from linux-source-6.12)")
@@ -91,20 +91,8 @@ def main(argv=None):
     normal.NORMAL = not a.no_normal
 
     out = sys.stderr if a.json else sys.stdout
-    try:
-        herd7, libdir = herdmod.find_herd(a.herd7)
-    except herdmod.HerdMissing as e:
-        print("katomic verify: SKIP: %s" % e, file=out)
-        return 3
-    cache = os.path.join(paths.build(), "verify-cache")
-    try:
-        lkmm = herdmod.find_lkmm(a.lkmm)
-    except herdmod.HerdMissing as e:
-        print("katomic verify: SKIP: %s" % e, file=out)
-        return 3
-    if a.slowpath:
-        return _slowpath(a, herd7, libdir, lkmm, out)
-    if a.mutate and a.mutate not in units.MUTATIONS:
+    # options first: a wrong one is an error with or without herd7
+    if a.mutate and not a.slowpath and a.mutate not in units.MUTATIONS:
         print("katomic verify: unknown mutation '%s' (%s)" % (a.mutate, ", ".join(units.MUTATIONS)), file=sys.stderr)
         return 2
     targets = []
@@ -118,14 +106,31 @@ def main(argv=None):
         if layer not in ("lib", "kernel"):
             print("katomic verify: unknown layer '%s' (lib, kernel, both)" % layer, file=sys.stderr)
             return 2
-    backends = ["c11", "asm"] if a.backend == "both" else [a.backend]
-    ours = os.path.join(paths.root(), "tests", "litmus")
-    sources = a.paths or ([os.path.join(lkmm, "litmus-tests")] +
-                          sorted(os.path.join(ours, f) for f in os.listdir(ours) if f.endswith(".litmus")))
-    for s in sources:
+    backends = ["c11", "asm"] if a.backend == "both" else [b for b in a.backend.split(",") if b]
+    for be in backends or [""]:
+        if be not in ("c11", "asm"):
+            print("katomic verify: unknown backend '%s' (c11, asm, both)" % be, file=sys.stderr)
+            return 2
+    for s in a.paths:
         if not os.path.exists(s):
             print("katomic verify: %s: no such file or folder" % s, file=sys.stderr)
             return 2
+    try:
+        herd7, libdir = herdmod.find_herd(a.herd7)
+    except herdmod.HerdMissing as e:
+        print("katomic verify: SKIP: %s" % e, file=out)
+        return 3
+    cache = os.path.join(paths.build(), "verify-cache")
+    try:
+        lkmm = herdmod.find_lkmm(a.lkmm)
+    except herdmod.HerdMissing as e:
+        print("katomic verify: SKIP: %s" % e, file=out)
+        return 3
+    if a.slowpath:
+        return _slowpath(a, herd7, libdir, lkmm, out)
+    ours = os.path.join(paths.root(), "tests", "litmus")
+    sources = a.paths or ([os.path.join(lkmm, "litmus-tests")] +
+                          sorted(os.path.join(ours, f) for f in os.listdir(ours) if f.endswith(".litmus")))
 
     t0 = time.time()
     _remove_stale_units(cache)
