@@ -546,6 +546,11 @@ got, n = A64.swap_lock_sites(cl, "Lfail0")
 ok(n == "swap" and got[1:3] == ["SWPA W8,W9,[X4]", "CBNZ W9,L0_4c"], "swap: clang's pair, status in the loaded register")
 ok(A64.swap_lock_sites(LLSC[:8] + ["ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "",
    "swap refuses a pair whose status register is read afterwards")
+ok(A64.swap_lock_sites([ln.replace("LDR W9,[X3]", "LDR W3,[X3]") for ln in LLSC], "Lfail0", live_out={"x2"})[1] == ""
+   and A64.swap_lock_sites(LLSC, "Lfail0", live_out={"x2"})[1] == "",
+   "swap refuses a pair whose status register is observed at the return (read after the thread)")
+ok(A64.swap_lock_sites(LLSC[:8] + ["B.EQ L0_90", "MOV W2,#0", "L0_90:", "ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "",
+   "swap refuses a pair whose status register is read on one way of a branch")
 # lean: cmp wn,#0; b.ne/b.eq as cbnz/cbz where nothing reads the flags after
 LN = ["LDR W8,[X0]", "CMP W8,#0", "B.NE L0_20", "STR W8,[X1]", "RET", "L0_20:", "MOV X9,X0", "B Lfail0"]
 ok(lean.cmp0_branches(A64, LN, "Lfail0") == ["LDR W8,[X0]", "CBNZ W8,L0_20"] + LN[3:], "lean: cmp #0 and b.ne as cbnz")
@@ -650,7 +655,11 @@ for why, after, inplace in (("set again (gcc's next lock site)", ["xor %eax,%eax
                             ("only its low word set", ["mov $1,%dx"], False),
                             ("its low word read by a cmpxchg", ["lock; cmpxchg (%rdi),%dx"], False),
                             ("read by an instruction that names no register", ["cltd", "mov $1,%edx"], False),
-                            ("a branch first", ["jmp L0_48"], False),
+                            ("a branch to the failure path first", ["jmp L0_48"], True),
+                            ("read after a branch", ["jne L0_60", "mov $1,%edx", "L0_60:", "mov %edx,(%rcx)"], False),
+                            ("set again on both ways of a branch", ["jne L0_60", "mov $1,%edx", "jmp L0_70", "L0_60:",
+                                                                    "mov $2,%edx", "L0_70:"], True),
+                            ("a branch to a label not in the thread first", ["jne L9_99"], False),
                             ("loaded into", ["mov (%rcx),%edx"], True),
                             ("an address", ["mov (%rdx),%ecx"], False)):
     lines = XS[:4] + after + XS[4:]

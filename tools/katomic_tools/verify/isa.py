@@ -6,6 +6,8 @@ herd7 to refuse (the test is then "not judged" with herd7's message): the
 translator never invents a meaning for an instruction."""
 import re
 
+from . import lean
+
 
 def forward_must(start, entry, succ, transfer):
     """A forward must-analysis: {addr: facts on entry to it} for every instruction reached from
@@ -110,6 +112,12 @@ class Isa:
     def reads(self, line):
         """The registers a line may read: those it names (x86-64 adds those it reads unnamed)."""
         return self.regs(line)
+
+    def def_use(self, line):
+        """(the registers a line certainly sets whole, those it may read): a move or computation
+        sets its destination from its sources; another line sets none and reads reads()."""
+        mv = self.move(line)
+        return ({mv[0]}, self.regs(mv[1])) if mv else (set(), self.reads(line))
 
     # normal.py's renaming: the families it may rename onto, in the order it takes them (none is a
     # register an instruction reads or writes without naming it: a return's link register, x86's
@@ -297,19 +305,6 @@ class AArch64(Isa):
                               "MOV W%s,WZR" % self._num(reg), "MOV X%s,XZR" % self._num(reg))
         return False
 
-    def _dead(self, after, reg):
-        """Whether reg's value is not read in `after` (its next mention sets it)."""
-        pat = re.compile(r"\b[WX]%s\b" % self._num(reg))
-        for ln in after:
-            if not pat.search(ln):
-                continue
-            mnem, _, ops = ln.partition(" ")
-            ops = ops.split(",")
-            return (bool(pat.fullmatch(ops[0])) and not any(pat.search(o) for o in ops[1:])
-                    and mnem not in ("STR", "STRB", "STRH", "STLR", "STLRB", "STLRH", "STUR", "CBZ", "CBNZ",
-                                     "TBZ", "TBNZ", "CMP", "CMN", "TST"))
-        return True
-
     def _nonzero_exit(self, lines, k, reg, fail):
         """Lines k.. test reg against 0 and leave for FAIL when it is not: how many lines that takes, or None."""
         ln = lines[k] if k < len(lines) else ""
@@ -321,7 +316,7 @@ class AArch64(Isa):
             return 2
         return None
 
-    def _swap_site(self, lines, k, fail):
+    def _swap_site(self, lines, k, fail, live):
         ln = lines[k]
         # casa ws,wt,[xn] with ws = 0, then ws != 0 -> FAIL
         m = self._CAS.match(ln)
@@ -333,7 +328,7 @@ class AArch64(Isa):
         c1 = re.match(r"^CBNZ (W\d+),(\S+)$", lines[k + 1] if k + 1 < len(lines) else "")
         if m and st and c1 and c1.group(1) == m.group(2) and st.group(4) == m.group(3) \
                 and k + 3 < len(lines) and lines[k + 3] == "CBNZ %s,%s" % (st.group(2), fail) \
-                and (st.group(2) == m.group(2) or self._dead(lines[k + 4:], st.group(2))):
+                and (st.group(2) == m.group(2) or lean.dead_at(self, live, k + 4, st.group(2))):
             swp = "SWP%s%s %s,%s,[%s]" % (m.group(1) and "A", st.group(1), st.group(3), m.group(2), m.group(3))
             after = lines[k + 4:k + 5] == [c1.group(2) + ":"] and self._nonzero_exit(lines, k + 5, m.group(2), fail)
             if after:
@@ -343,7 +338,8 @@ class AArch64(Isa):
         return None
 
     def swap_lock_sites(self, lines, fail, spare=None, plain=False, live_out=()):
-        out, n = self._rewrite_sites(lines, lambda k: self._swap_site(lines, k, fail))
+        live = lean.liveness(self, lines, fail, live_out)[0]
+        out, n = self._rewrite_sites(lines, lambda k: self._swap_site(lines, k, fail, live))
         return out, "swap" if n else ""
 
     HERD_REG = re.compile(r"\b[WX](\d+)\b")
@@ -1167,6 +1163,7 @@ class X86_64(Isa):
         # lock cmpxchg with %eax = 0, then jne -> FAIL: the kept executions read 0 and wrote the new
         # value, and the compare of two equal values sets the flags the cmpxchg set
         reg = []                                       # one spare for every site: dead after its cmp
+        live = lean.liveness(self, lines, fail, live_out)[0]
 
         def site(k):
             m = self._CMPXCHG.match(lines[k])
@@ -1175,7 +1172,7 @@ class X86_64(Isa):
                     and nxt.startswith("jne ") and self._leads_to(lines, nxt[4:], fail, self._XMOVE)
                     and self._eax_zero_before(lines, k)):
                 return None
-            if self._overwritten(lines[k + 2:], m.group(2), live_out):
+            if lean.dead_at(self, live, k + 2, m.group(2)[1:]):
                 # the new value's register is set again before anything reads it (gcc's second
                 # `mov $1,%edx`): the xchg may leave the old value there, no copy, no spare register
                 return ["xchg %s,%s" % (m.group(1), m.group(2)), "cmp %%eax,%s" % m.group(2)], 1
@@ -1190,28 +1187,6 @@ class X86_64(Isa):
                     "cmp %%eax,%s" % reg[0]], 1
         out, n = self._rewrite_sites(lines, site)
         return out, "swap" if n else ""
-
-    def _overwritten(self, after, reg, live_out=()):
-        """Whether straight-line code `after` sets reg's whole register before it reads any part of
-        it, or returns with reg not in live_out (a label is passed: what jumps there brings its own
-        value; a branch is not)."""
-        fam = self.reg_of(reg[1:])
-        for ln in after:
-            if ln.endswith(":"):
-                continue
-            mnem, _, ops = ln.partition(" ")
-            if mnem == "ret":
-                return not any(self.reg_of(r) == fam for r in live_out)
-            if mnem.startswith("j"):
-                return False
-            if not ({fam, "*"} & self.reads(ln)):
-                continue
-            ops = re.split(r",(?![^()]*\))", ops) if ops else []
-            named = [o for o in ops if any(self.reg_of(r[1:]) == fam for r in re.findall(r"%\w+", o))]
-            # mov/movl/movq of an immediate or another register into reg's 32- or 64-bit form
-            return (mnem in ("mov", "movl", "movq") and len(ops) == 2 and named == [ops[1]]
-                    and re.fullmatch(r"%(e[a-z]{2}|r[a-z]{2}|r\d+d?)", ops[1]) is not None)
-        return False
 
     def mov_imm(self, reg, v):
         return "movq $%d,%%%s" % (v, reg)
@@ -1264,6 +1239,14 @@ class X86_64(Isa):
         if mnem.endswith("cmpxchg") or mnem.endswith("cmpxchgl") or mnem.endswith("cmpxchgq"):
             return got | {"rax"}
         return got | {"*"}
+
+    _LOAD_LINE = re.compile(r"^mov[lq]? ([^,%]*\((%\w+)(?:,%\w+)*\)),%(e[a-z]{2}|r[a-z]{2}|r\d+d?)$")
+
+    def def_use(self, line):
+        m = self._LOAD_LINE.match(line)        # a load into a 32- or 64-bit register sets all of it
+        if m:
+            return {self.reg_of(m.group(3))}, self.regs(m.group(1))
+        return super().def_use(line)
 
     def flow(self, ln):
         # herd7's conditional jumps are not objdump's (jgt, and the negated forms render makes)

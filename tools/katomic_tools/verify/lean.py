@@ -50,37 +50,52 @@ def drop_unreachable(isa, lines, fail):
     return [ln for ln in kept if not ln.endswith(":") or ln[:-1] in named]
 
 
+def liveness(isa, lines, fail, live_out=()):
+    """(live, after): live[k] the registers (in reg_of's names, "*" for any) that the code from
+    line k on may read before it sets them, and after(k) those live when line k is done.  Over-
+    approximated: every register an instruction names is read by it (but what isa.def_use says it
+    sets), an instruction outside isa.reads's list reads them all, a label we cannot follow too;
+    the FAIL exit reads none (its executions are filtered), a return reads live_out."""
+    live_out = {isa.reg_of(r) for r in live_out}
+    n = len(lines)
+    at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
+    live = [set() for _ in range(n + 1)]
+    live[n] = set(live_out)             # running off the end: the thread ends
+
+    def after(k):
+        kind, target = isa.flow(lines[k])
+        out = set(live_out) if kind == "ret" else set()
+        if kind != "ret" and kind != "jump":
+            out |= live[k + 1]
+        if target is not None and target != fail:
+            out |= live[at[target]] if target in at else {"*"}
+        return out
+
+    changed = True
+    while changed:
+        changed = False
+        for k in range(n - 1, -1, -1):
+            sets, uses = isa.def_use(lines[k])
+            inn = (after(k) - sets) | uses
+            if inn != live[k]:
+                live[k], changed = inn, True
+    return live, after
+
+
+def dead_at(isa, live, k, reg):
+    """Whether reg's value is read by no path from line k on (liveness()'s live)."""
+    return not ({isa.reg_of(reg), "*"} & live[k])
+
+
 def drop_dead_moves(isa, lines, fail, live_out=()):
     """The lines without the register moves and computations whose destination nothing reads
     afterwards (the callee-saved registers' saves and restores, the copies a failure path made):
     they make register events and nothing else, and a write nothing reads carries no dependency.
-    Liveness is over-approximated -- every register another instruction names is read by it, a
-    label we cannot follow reads them all -- so a move is dropped only when it is certainly dead."""
-    live_out = {isa.reg_of(r) for r in live_out}
+    Liveness is over-approximated (liveness()), so a move is dropped only when it is certainly dead."""
     while True:
-        n = len(lines)
-        at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
-        live = [set() for _ in range(n + 1)]
-        live[n] = set(live_out)             # running off the end: the thread ends
-
-        def after(k):
-            kind, target = isa.flow(lines[k])
-            out = set(live_out) if kind == "ret" else set()
-            if kind != "ret" and kind != "jump":
-                out |= live[k + 1]
-            if target is not None and target != fail:
-                out |= live[at[target]] if target in at else {"*"}
-            return out
-
-        changed = True
-        while changed:
-            changed = False
-            for k in range(n - 1, -1, -1):
-                out, mv = after(k), isa.move(lines[k])
-                inn = (out - {mv[0]}) | isa.regs(mv[1]) if mv else out | isa.reads(lines[k])
-                if inn != live[k]:
-                    live[k], changed = inn, True
-        dead = {k for k in range(n) if isa.move(lines[k]) and not ({isa.move(lines[k])[0], "*"} & after(k))}
+        live, after = liveness(isa, lines, fail, live_out)
+        dead = {k for k in range(len(lines))
+                if isa.move(lines[k]) and not ({isa.move(lines[k])[0], "*"} & after(k))}
         if not dead:
             return lines
         lines = [ln for k, ln in enumerate(lines) if k not in dead]
