@@ -838,6 +838,44 @@ pp = normal.normal(PPCN, table("PPC", "t", "x=0; 0:r3=x; 1:r3=x;", [["li r9,1", 
 ok("li r4,1" in pp and "stw r0,0(r1)" in pp and "lmw r29,0(r3)" in pp,
    "normal form: ppc64le's r0 and r1 keep their names, a thread with lmw all of them")
 
+
+def permuted(isa, text, seed):
+    """The test with each thread's renameable registers permuted at random (a test herd7 reads as
+    the same), by the same rules normal.py renames with."""
+    import random
+    rnd = random.Random(seed)
+    lines = text.split("\n")
+    start, end = normal._table(lines)
+    width = len(lines[start].split("|"))
+    perm = []
+    for k in range(width):
+        pool = list(isa.RENAME_POOL)
+        perm.append(dict(zip(pool, rnd.sample(pool, len(pool)))))
+
+    def sub(k, name):
+        fam = isa.family(name)
+        return isa.spell(perm[k][fam[0]], fam[1]) if fam else name
+    out = []
+    for n, ln in enumerate(lines):
+        if start < n < end:
+            cells = ln.rstrip()[:-1].split("|")
+            ln = "|".join(isa.HERD_REG.sub(lambda m: m.group(0).replace(m.group(0).lstrip("%"),
+                                                                        sub(k, m.group(0).lstrip("%"))), c)
+                          for k, c in enumerate(cells)) + ";"
+        elif n != start:
+            ln = normal.COND_KEY.sub(lambda m: "%s:%s" % (m.group(1), sub(int(m.group(1)), m.group(2)))
+                                     if int(m.group(1)) < width else m.group(0), ln)
+        out.append(ln)
+    return "\n".join(out)
+
+
+samples = [(A64, mp_gcc), (A64, a64_litmus(sb_listing(True))[0]), (RVN, rv_sb(True)[0]), (RVN, rv_sb(False, lean=True)[0]),
+           (X86N, x86_litmus(x86_fn("mov    $0x1,%edx", "lock xadd %edx,(%rdi)", "mov    %edx,%r11d", "ret"))[0])]
+same = [normal.normal(isa, permuted(isa, t, seed))[0] == normal.normal(isa, t)[0] and permuted(isa, t, seed) != t
+        for isa, t in samples for seed in range(20)]
+ok(all(same), "normal form: 20 random register permutations of each of %d tests, one normal form each (%d of %d)"
+   % (len(samples), sum(same), len(same)))
+
 # ---- with herd7: the pipeline must be able to fail
 
 try:
