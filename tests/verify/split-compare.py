@@ -38,13 +38,13 @@ def main(argv):
     if "--" not in argv:
         sys.exit(__doc__.strip().splitlines()[-1])
     mode = argv[0] if argv[:1] in (["--lean"], ["--normal"]) else None
-    lean = mode is not None          # two ways that must agree exactly (not an over-approximation)
+    exact = mode is not None         # two ways that must agree exactly (the split over-approximates)
     argv = argv[1:] if mode else argv
     k = argv.index("--")
     args, files = argv[:k], argv[k + 1:]
     if mode == "--normal":
         names, base, other = ("as translated", "normal form"), run(args, files, ["--no-normal"]), run(args, files, [])
-    elif lean:
+    elif mode == "--lean":
         names, base, other = ("without lean", "lean"), run(args, files, ["--no-lean"]), run(args, files, [])
     else:
         names = ("whole", "split")
@@ -70,12 +70,12 @@ def main(argv):
                 s.get("states"), s.get("stronger")))
     for d in differ:
         print("split-compare: DIFFERS %s" % d)
-    if lean:
+    if exact:
         print("split-compare: %d judged %s and %s, %d differ" % (same + len(differ), *names, len(differ)))
     else:
         print("split-compare: %d judged both ways, %d of them by the split, %d differ" % (same + len(differ), orders,
                                                                                        len(differ)))
-    empty = not same if lean else not orders
+    empty = not same if exact else not orders
     if differ or empty:
         print("split-compare: FAIL (%s)" % ("a difference above" if differ else "nothing judged both ways"))
         return 1

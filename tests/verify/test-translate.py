@@ -844,9 +844,8 @@ def permuted(isa, text, seed):
     the same), by the same rules normal.py renames with."""
     import random
     rnd = random.Random(seed)
-    lines = text.split("\n")
-    start, end = normal._table(lines)
-    width = len(lines[start].split("|"))
+    lines, start, end, cols = translate.read_code_table(text)
+    width = len(cols)
     perm = []
     for k in range(width):
         pool = list(isa.RENAME_POOL)

@@ -484,7 +484,7 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
                                                         lock_swap=orders and swap)
             except isas.NotTaken as e:
                 return {"reason": str(e), "listing": _listing(funcs)}
-            res = normal.run(H, isa, text) if normal.NORMAL else H.run(text, source=False)
+            res = normal.run(H, isa, text)
             if "error" not in res or not any(isa.widen(i.mnem) for insns in funcs.values() for i in insns):
                 break
         notes.update(tnotes)

@@ -1194,9 +1194,11 @@ class X86_64(Isa):
     HERD_REG = re.compile(r"%(\w+)")
     _MOVE_LINE = re.compile(r"^mov[lq]? (%\w+|\$-?\w+),%(e[a-z]{2}|r[a-z]{2}|r\d+d?)$")
     # every name of every general register's parts (lean's liveness; _R64 is what herd7 takes)
-    _PARTS = {p: "r" + b for b in ("ax", "bx", "cx", "dx") for p in ("r" + b, "e" + b, b, b[0] + "l", b[0] + "h")}
-    _PARTS.update({p: "r" + b for b in ("si", "di", "bp", "sp") for p in ("r" + b, "e" + b, b, b + "l")})
-    _PARTS.update({"r%d%s" % (n, s): "r%d" % n for n in range(8, 16) for s in ("", "d", "w", "b")})
+    # (each family's names: 64, 32, 16 and low 8 bits, then the high byte where there is one)
+    _NAMES = {"r" + b: ["r" + b, "e" + b, b, b[0] + "l", b[0] + "h"] for b in ("ax", "bx", "cx", "dx")}
+    _NAMES.update({"r" + b: ["r" + b, "e" + b, b, b + "l"] for b in ("si", "di", "bp", "sp")})
+    _NAMES.update({"r%d" % n: ["r%d%s" % (n, s) for s in ("", "d", "w", "b")] for n in range(8, 16)})
+    _PARTS = {p: f for f, names in _NAMES.items() for p in names}
     # mnemonics (without their size letter) that read no register but those they name; any other
     # may read one it does not name (cmpxchg %rax, mul %rdx, push %rsp, rep ...): it reads them all
     _EXPLICIT = re.compile(r"^(lock; )?(mov|movz[bw][lq]?|movs[bw][lq]?|movabs|add|sub|and|or|xor|cmp|test|lea|xchg|"
@@ -1208,10 +1210,6 @@ class X86_64(Isa):
     # %rax (cmpxchg, mul), %rcx (shifts by %cl, rep), %rdx (mul, div) and %rsp keep their names; a
     # thread with a mnemonic outside _EXPLICIT (which may use one unnamed) is not renamed at all
     RENAME_POOL = ("rbx", "rsi", "rdi", "rbp") + tuple("r%d" % n for n in range(8, 16))
-    _NAMES = {f: ["r" + f[1:], "e" + f[1:], f[1:], f[1] + "l"] + ([f[1] + "h"] if f[2] == "x" else [])
-              if not f[1].isdigit() else [f, f + "d", f + "w", f + "b"]
-              for f in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp") + tuple("r%d" % n for n in range(8, 16))}
-    _NAMES.update({f: [f, "e" + f[1:], f[1:], f[1:] + "l"] for f in ("rsi", "rdi", "rbp", "rsp")})
 
     def family(self, name):
         f = self._PARTS.get(name)
@@ -1226,10 +1224,8 @@ class X86_64(Isa):
         return range(4)         # a high byte (%bh) has no name in the other families: never renamed
 
     def renames(self, line):
-        mnem = line.split(" ")[0] if not line.startswith("lock; ") else line[:6] + line[6:].split(" ")[0]
-        if line.endswith(":") or self._EXPLICIT.match(mnem) or mnem.rstrip("lq").endswith("cmpxchg"):
-            return not re.search(r"%[a-d]h\b", line)
-        return False
+        # what reads() does not list may use a register unnamed; cmpxchg's %rax is never renamed
+        return "*" not in self.reads(line) and not re.search(r"%[a-d]h\b", line)
 
     def reads(self, text):
         got = self.regs(text)

@@ -9,6 +9,8 @@ with the missing axiom), is not a verdict on katomic's code: it is reported as
 """
 import re
 
+from . import translate
+
 PROBES = {
     "x86_64": {
         "id": "x86-cmpxchg-atomicity",
@@ -99,19 +101,9 @@ class Known:
 
 def _patch_columns(text, rx, repl):
     """Apply rx to each thread's column of a herd test (read top to bottom, instructions joined by ';')."""
-    lines = text.split("\n")
-    start = next(k for k, ln in enumerate(lines) if ln.startswith("P0 ") or ln.startswith("P0|"))
-    end = start + 1
-    while end < len(lines) and lines[end].rstrip().endswith(";") and not lines[end].startswith(("locations", "filter", "exists", "forall", "~exists")):
-        end += 1
-    rows = [ln.rstrip()[:-1].split("|") for ln in lines[start:end]]
-    ncol = len(rows[0])
-    cols = []
-    for c in range(ncol):
-        cells = [r[c] if c < len(r) else "" for r in rows[1:]]
-        joined = ";".join(cells)
-        cols.append(rx.sub(repl, joined).split(";"))
+    lines, start, end, cells = translate.read_code_table(text)
+    cols = [rx.sub(repl, ";".join(col)).split(";") for col in cells]
     out = lines[:start + 1]
-    for k in range(len(rows) - 1):
-        out.append("|".join(cols[c][k] if k < len(cols[c]) else "" for c in range(ncol)) + " ;")
+    for k in range(end - start - 1):
+        out.append("|".join(col[k] if k < len(col) else "" for col in cols) + " ;")
     return "\n".join(out + lines[end:])

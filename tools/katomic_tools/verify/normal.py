@@ -14,29 +14,21 @@ states back.  A thread with a line that may use a register unnamed
 """
 import re
 
+from . import translate
+
 NORMAL = True          # verify --no-normal clears it
 LABEL_DEF = re.compile(r"^\s*(\w+):\s*$")
 COND_KEY = re.compile(r"\b(\d+):([A-Za-z_]\w*)")      # a thread's register in the initial state or a condition
 
 
-def _table(lines):
-    """(index of the P0 | P1 ... line, index of the first line after the code)."""
-    start = next(k for k, ln in enumerate(lines) if re.match(r"^\s*P0\s*[|;]", ln))
-    end = next((k for k in range(start + 1, len(lines)) if not lines[k].rstrip().endswith(";")), len(lines))
-    return start, end
-
-
 def normal(isa, text):
     """(text in normal form, {a state key of the normal form: the original's}); the text itself
     and {} where there is no code table to read."""
-    lines = text.split("\n")
-    try:
-        start, end = _table(lines)
-    except StopIteration:
+    table = translate.read_code_table(text)
+    if table is None:
         return text, {}
-    rows = [ln.rstrip()[:-1].split("|") for ln in lines[start + 1:end]]
-    width = len(lines[start].split("|"))
-    cols = [[r[k].strip() if k < len(r) else "" for r in rows] for k in range(width)]
+    lines, start, end, cols = table
+    cols = [[c.strip() for c in col] for col in cols]
     head, tail = "\n".join(lines[1:start]), "\n".join(lines[end:])
 
     def name_of(m):
@@ -79,14 +71,14 @@ def normal(isa, text):
         return COND_KEY.sub(lambda m: "%s:%s" % (m.group(1), rename(int(m.group(1)), m.group(2)))
                             if int(m.group(1)) < len(ren) else m.group(0), s)
 
-    w = max([len(ln) for col in cols for ln in col] + [2]) + 2
-    table = [" | ".join(("P%d" % k).ljust(w) for k in range(width)) + " ;"]
-    table += [" | ".join((" " + col[r]).ljust(w) for col in cols) + " ;" for r in range(len(rows))]
-    return "\n".join([lines[0].split()[0] + " T", cond(head)] + table + [cond(tail)]), back
+    return "\n".join([lines[0].split()[0] + " T", cond(head)] + translate.code_table(cols) + [cond(tail)]), back
 
 
 def run(H, isa, text, model=None):
-    """H.run on the test's normal form, its states under the test's own names."""
+    """H.run on the test's normal form, its states under the test's own names (on the test as it
+    is with --no-normal)."""
+    if not NORMAL:
+        return H.run(text, source=False, model=model)
     ntext, back = normal(isa, text)
     res = H.run(ntext, source=False, model=model)
     if "states" in res and back:

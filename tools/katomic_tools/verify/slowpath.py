@@ -126,11 +126,7 @@ PADDING = {"aarch64": re.compile(r"^(nop|udf\b.*)$"), "riscv64": re.compile(r"^(
 
 
 def _herd(isa, name, cols, init, locs, filt):
-    width = max([len(ln) for c in cols for ln in c] + [8]) + 2
-    body = [" | ".join(("P%d" % t).ljust(width) for t in range(len(cols))) + " ;"]
-    for r in range(max(len(c) for c in cols)):
-        body.append(" | ".join((" " + c[r] if r < len(c) else "").ljust(width) for c in cols) + " ;")
-    text = ["%s %s" % (isa.herd_arch, name), "Variant=telechat", "{ " + " ".join(init) + " }"] + body
+    text = ["%s %s" % (isa.herd_arch, name), "Variant=telechat", "{ " + " ".join(init) + " }"] + translate.code_table(cols)
     text.append("locations [%s]" % "; ".join(locs))
     if filt:
         text.append("filter (%s)" % " /\\ ".join(filt))

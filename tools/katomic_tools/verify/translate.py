@@ -203,11 +203,7 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
             regmap[(t["id"], k)] = key
     for src, tok in test["observed"]:
         keymap[_subst_regs(tok, regmap)] = src
-    width = max([len(line) for col in columns for line in col] + [8]) + 2
-    rows = max(len(c) for c in columns)
-    body = [" | ".join(("P%d" % t["id"]).ljust(width) for t in test["threads"]) + " ;"]
-    for r in range(rows):
-        body.append(" | ".join((" " + c[r] if r < len(c) else "").ljust(width) for c in columns) + " ;")
+    body = code_table(columns, [t["id"] for t in test["threads"]])
     filt = []
     if test.get("filter"):
         filt.append(_subst_regs(test["filter"], regmap))
@@ -224,6 +220,31 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
     cond = _subst_regs(test["cond"], regmap) if test.get("cond") else "true"
     text.append("%s %s" % (test["quant"], _paren(cond)))
     return "\n".join(text) + "\n", sorted(notes), keymap
+
+
+def code_table(columns, ids=None):
+    """A herd test's code: the P0 | P1 ... line, then a row a line, each thread's lines a column."""
+    width = max([len(line) for col in columns for line in col] + [8]) + 2
+    body = [" | ".join(("P%d" % t).ljust(width) for t in (ids or range(len(columns)))) + " ;"]
+    for r in range(max(len(c) for c in columns)):
+        body.append(" | ".join((" " + c[r] if r < len(c) else "").ljust(width) for c in columns) + " ;")
+    return body
+
+
+def read_code_table(text):
+    """(the test's lines, index of its P0 | P1 ... line, index of the first line after the code,
+    each thread's column of cells as written), or None where it has no code table."""
+    lines = text.split("\n")
+    start = next((k for k, ln in enumerate(lines) if re.match(r"^\s*P0\s*[|;]", ln)), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines) and lines[end].rstrip().endswith(";") \
+            and not lines[end].startswith(("locations", "filter", "exists", "forall", "~exists")):
+        end += 1
+    rows = [ln.rstrip()[:-1].split("|") for ln in lines[start + 1:end]]
+    width = len(lines[start].split("|"))
+    return lines, start, end, [[r[k] if k < len(r) else "" for r in rows] for k in range(width)]
 
 
 def _paren(s):
