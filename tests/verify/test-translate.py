@@ -745,20 +745,90 @@ RVF = ["lui\ts6,0x10", "addw\ts6,s6,-1", "lui\ts1,0x10", "addw\ts1,s1,-1",
 rf = slow_fn(*RVF)
 rsucc = slowpath._succ(rv, rf)
 rby = {i.addr: i for i in rf}
-rc = waysout.rv_consts(rv, rf, rsucc)
+rvals = waysout.rv_values(rv, rf, rsucc)
+rc = waysout.rv_consts(rvals)
 ok(rc[0x10].get("s1") == 0xffff and rc[0x10].get("s6") == 0xffff,
    "ways out: riscv constants carried to the site (lui 0x10; addw -1 = 0xffff): %s" % rc.get(0x10))
-ok(waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
+ok(waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30], rvals[0x10]),
    "ways out: riscv failed compare, then the re-test taken as success: no path")
-ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x10], rc[0x10]),
+ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x10], rvals[0x10]),
    "ways out: riscv failed compare, then the re-test failing too: a path")
 ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x24, 0x28, 0x2c, 0x30]),
    "ways out: riscv without the constants the two masks may differ: a path (no judgement)")
-ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30], rc[0x10]),
+ok(not waysout.infeasible(rv, rby, rsucc, [0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30], rvals[0x10]),
    "ways out: riscv compare that succeeded, then the re-test as success: a path")
 relo = listing.parse(objdump({"P0": [(0x0, "lui\ta0,0x0", "sym"), (0x4, "ret")]}))["P0"]
-ok("a0" not in waysout.rv_consts(rv, relo, slowpath._succ(rv, relo))[0x4],
+ok("a0" not in waysout.rv_consts(waysout.rv_values(rv, relo, slowpath._succ(rv, relo)))[0x4],
    "ways out: a relocated lui is no constant")
+
+# riscv64: gcc's masked 16-bit CAS of the lock word (turn_take's).  The offset is `and lock,3`
+# (0: the word is aligned) and the mask 0xffff << 0; the expected half-word comes from one of two
+# loads (a loop reloads it at another address), masked and shifted into a4, and is compared
+# again, unshifted, with the old value after the loop.  The failed compare followed by the
+# equal test is no path: gcc's "success" test after a failed compare.
+def rv_cas(alt):
+    """alt: the instruction on the second way into the merge (0x2c) that sets a4 there."""
+    return slow_fn("mv\ts8,a0", "and\ta7,s8,3", "sll\ta7,a7,0x3", "lui\ta3,0x10",            # 0x0
+                   "addw\ta3,a3,-1", "sllw\ta3,a3,a7", "and\ta6,s8,-4", "lhu\ts0,0(s8)",      # 0x10
+                   "beqz\ta1,0x2c", "lhu\ts0,0(s8)", alt,                                   # 0x20
+                   "sllw\ta4,s0,a7", "and\ta4,a4,a3", "sext.w\ta4,a4",                     # 0x2c
+                   "lr.w\ta5,(a6)", "and\tt3,a5,a3", "bne\tt3,a4,0x50", "sc.w\tt3,t3,(a6)",  # 0x38
+                   "bnez\tt3,0x38",                                                        # 0x48
+                   "j\t0x60",                                                              # 0x4c
+                   "and\ta5,a5,a3", "srlw\ta5,a5,a7", "beq\ta5,s0,0x60",                   # 0x50
+                   "j\t0x38", "fence\tr,rw", "ret")                                        # 0x5c
+cas = rv_cas("nop")
+csucc = slowpath._succ(rv, cas)
+cby = {i.addr: i for i in cas}
+cv = waysout.rv_values(rv, cas, csucc, waysout.lock_regs(rv, cas, csucc))
+ok(cv[0x38].get("a7") == ("const", 0) and cv[0x38].get("a3") == ("const", 0xffff),
+   "ways out: riscv sub-word offset and mask of the aligned lock word are constants: %s" % cv.get(0x38))
+ok(cv[0x38].get("a4") == cv[0x38].get("s0") and cv[0x38]["s0"][0] == "val",
+   "ways out: riscv one value for the half-word loaded on either way, masked or not: %s" % cv.get(0x38))
+failed_then_equal = [0x38, 0x3c, 0x40, 0x50, 0x54, 0x58, 0x60]
+ok(waysout.infeasible(rv, cby, csucc, failed_then_equal, cv[0x38]),
+   "ways out: riscv gcc's masked CAS, compare failed then old == expected: no path")
+ok(not waysout.infeasible(rv, cby, csucc, [0x38, 0x3c, 0x40, 0x50, 0x54, 0x58, 0x5c], cv[0x38]),
+   "ways out: riscv gcc's masked CAS, compare failed then old != expected: a path")
+cas2 = rv_cas("addi\ts0,s0,1")    # one way in gives s0 a value that may not fit 16 bits
+c2succ = slowpath._succ(rv, cas2)
+cv2 = waysout.rv_values(rv, cas2, c2succ, waysout.lock_regs(rv, cas2, c2succ))
+ok(cv2[0x38].get("a4") != cv2[0x38].get("s0") and cv2[0x38]["s0"][0] == "val",
+   "ways out: riscv s0 + 1 may be 0x10000: masked to 16 bits it is not s0: %s" % cv2.get(0x38))
+ok(not waysout.infeasible(rv, {i.addr: i for i in cas2}, c2succ, failed_then_equal, cv2[0x38]),
+   "ways out: riscv ... so the failed compare and the equal test are a path")
+cas3 = slow_fn("lhu\ts0,0(a0)", "lhu\ta4,0(a0)", "beqz\ta1,0x10", "addi\ta4,a4,1",  # 0x0
+               "lr.w\ta5,(a0)", "bne\ta5,a4,0x1c", "beq\ta5,s0,0x20", "ret", "ret")   # 0x10
+c3succ = slowpath._succ(rv, cas3)
+cv3 = waysout.rv_values(rv, cas3, c3succ)
+ok(cv3[0x10].get("a4") != cv3[0x10].get("s0") and cv3[0x10].get("s0") is not None,
+   "ways out: riscv two loads are two values; one changed on a way in is a value of its own: %s" % cv3.get(0x10))
+ok(not waysout.infeasible(rv, {i.addr: i for i in cas3}, c3succ, [0x10, 0x14, 0x18, 0x1c], cv3[0x10]),
+   "ways out: riscv no contradiction between values not known equal")
+# a loop that copies the old value before loading anew: the copy is not the new value
+loop = slow_fn("lhu\ts0,0(a0)", "mv\ts1,s0", "lhu\ts0,0(a0)", "bnez\ta1,0x4",            # 0x0
+               "bne\ts1,s0,0x18", "ret", "ret")                                          # 0x10
+lsucc = slowpath._succ(rv, loop)
+lv = waysout.rv_values(rv, loop, lsucc)
+ok(lv[0x10].get("s1") != lv[0x10].get("s0") and lv[0x4].get("s0") is not None,
+   "ways out: riscv a loop's copy of the previous load is not the new one: %s" % lv.get(0x10))
+lv4 = lv[0x4]
+ok(all(("phi", 0x4) != t[:2] or e == ("val", t, e[2]) for e in lv4.values() for t in waysout._leaves(e)
+       if isinstance(t[0], str) and t[0] == "phi"),
+   "ways out: riscv a loop head names its own phis only as whole values")
+# the way of a bnez on which the register is 0 gives it the constant
+ez = slow_fn("lhu\ta4,0(a0)", "bnez\ta4,0xc", "lr.w\ta5,(a0)", "ret")
+ev = waysout.rv_values(rv, ez, slowpath._succ(rv, ez))
+ok(ev[0x8].get("a4") == ("const", 0) and ev[0xc].get("a4") != ("const", 0),
+   "ways out: riscv bnez's fall-through knows the register is 0, its target does not: %s %s" % (
+       ev[0x8].get("a4"), ev[0xc].get("a4")))
+# the path test starts the registers known constant at the site with their values, and gives
+# srlw by a register known 0 (herd7 lacks srlw) as sext.w
+J = waysout.Judge(None, rv, cas, csucc, slowpath.WIDE_PICK["riscv64"])
+text = J.path_test([0x38, 0x3c, 0x40, 0x50, 0x54, 0x58], 0x5c)[0]
+if not ok("1:x13=65535;" in text and "1:x17=0;" in text and "srlw" not in text and "sext.w x15,x15" in text,
+          "ways out: riscv path test with the site's constants and srlw by 0 as sext.w"):
+    print(text)
 
 PPC = isas.ISAS["ppc64le"]
 lw = listing.Insn(0, "lwarx", ["r9", "0", "r4"], "lwarx   r9,0,r4")
@@ -958,6 +1028,16 @@ if h7:
         sites, outs, tests, weaker = ways(ld, fence)
         got = "WEAKER" if weaker else "covered" if outs and all(w["covered"] for w in outs) else "not covered"
         ok(got == want, "herd7: ways out of %s%s: %s (%s)" % (ld, " with dmb ish" if fence else "", want, got))
+    # riscv64: gcc's masked 16-bit CAS (rv_cas above) with its fence r,rw on the way out covers the
+    # return (the failed compare then the equal test is no path: otherwise it would reach the
+    # return unordered); without the fence the way out is WEAKER
+    for fence, want in (("fence\tr,rw", "covered"), ("nop", "WEAKER")):
+        fs = [i for i in rv_cas("nop")]
+        fs[-2].mnem, fs[-2].ops = (fence.split("\t") + [""])[0], [o for o in (fence.split("\t") + [""])[1].split(",") if o]
+        sites, outs, tests, weaker = waysout.ways_out(H, rv, fs, slowpath._succ(rv, fs), slowpath.WIDE_PICK["riscv64"])
+        got = "WEAKER" if weaker else "covered" if outs and all(w["covered"] for w in outs) else "not covered"
+        ok(got == want, "herd7: ways out of riscv's masked CAS %s: %s (%s)" % (
+            "with fence r,rw" if fence != "nop" else "without its fence", want, got))
     # herd7's X86_64 lets an xchg write coherence-before the store it read (C-rel-seq3 of the
     # corpus) under its default options; verify's (-optace true: coherence checked as candidates are
     # built) and the known-weakness check's model (the RMW's own atomicity added) both rule it out

@@ -9,19 +9,25 @@ import re
 from . import lean
 
 
-def forward_must(start, entry, succ, transfer):
+def forward_must(start, entry, succ, transfer, edge=None, meet=None):
     """A forward must-analysis: {addr: facts on entry to it} for every instruction reached from
     `start`, each facts a dict that keeps a key only where every path into that point gives it the
     same value.  succ: {addr: [successor addrs]}; transfer(addr, facts): the facts after it (a
-    new dict)."""
-    state, todo = {start: entry}, [start]
+    new dict); edge(addr, succ addr, facts): those that reach that successor (what a branch's
+    outcome tells), if given; meet(addr, facts there or None, facts coming in): the facts at a
+    point where paths join, if not the keys on which both agree (it must only ever lose facts,
+    or the analysis does not end)."""
+    if meet is None:
+        meet = lambda b, old, new: new if old is None else {k: v for k, v in old.items() if new.get(k) == v}
+    state, todo = {start: meet(start, None, entry)}, [start]
     while todo:
         a = todo.pop()
-        out = transfer(a, state[a])
+        after = transfer(a, state[a])
         for b in succ[a]:
-            meet = out if b not in state else {k: v for k, v in state[b].items() if out.get(k) == v}
-            if b not in state or meet != state[b]:
-                state[b] = meet
+            out = edge(a, b, after) if edge else after
+            meet_ = meet(b, state.get(b), out)
+            if b not in state or meet_ != state[b]:
+                state[b] = meet_
                 todo.append(b)
     return state
 

@@ -25,7 +25,13 @@ control-flow graph (CFG), in three steps, all on the compiled code:
    that leaves the path going to a filtered failure exit, then loads x.  The
    read of the site is copied to a register (a move: no access, no
    dependency of the test's); registers read before they are written are 0,
-   so a compare-and-swap expecting them expects the released word.  A path
+   so a compare-and-swap expecting them expects the released word, except on
+   riscv64 those every path gives one constant on entry to the site (gcc
+   computes its sub-word masks before the LR/SC loop: rv_values), which start
+   with it.  A load of the thread's own stack into registers the path reads no
+   more (an epilogue's restores) is left out.  A branch that contradicts an
+   earlier one of the path, or what every path into the site knows of the
+   registers, ends no path (infeasible; riscv64).  A path
    is an *acquire* when some execution that runs it reads 0 (P0's release:
    the word starts at 1) and none that does also reads x=0; herd7 judges the
    prefixes that end just after the site, after each fence and at the end,
@@ -330,16 +336,23 @@ def _touches(isa, i):
     return not STACK[isa.name].search(text)
 
 
-# ------------------------------------------------------------------ infeasible paths
-# riscv64: what a register holds along a path, as an expression of the values it had before the
-# path and of the loads on it (each load a value of its own).  Two branches that test one pair of
+# ------------------------------------------------------------------ register values (riscv64)
+# What a register holds, as an expression: ("const", v); ("val", tag, kind), a value of its own (a
+# load's, an RMW's; kind says what its bits can be: "u8", "u16", "u32" zero-extended, "s32"
+# sign-extended, "x" anything); ("in", r), r's value before a path; or (operation, operands...).
+# Over the whole function (rv_values), a load's tag is its address and every expression that
+# names it is forgotten when it runs again, so that one tag is one value wherever it is named;
+# along a path (infeasible), each load is a value of its own.  Two branches that test one pair of
 # equal expressions both ways cannot both run: clang's CAS (lr.w; and; bne; sc.w) tests its
-# success again after the acquire fence (and; fence r,rw; beq), and a walk that takes the failed
-# compare for a retry would otherwise follow the second test to the success exit.
+# success again after the acquire fence (and; fence r,rw; beq), and gcc's masked CAS compares the
+# old sub-word once masked and once shifted by its offset (0: the lock word is aligned).
 _RV_OPS = re.compile(r"^(and|or|xor|add|addw|sub|subw|sll|srl|sra|sllw|srlw|sraw|mul|mulw)i?w?$")
 _RV_UNARY = re.compile(r"^(zext\.[bhw]|sext\.[bhw]|not|neg|negw)$")
 # writes no register (branches are isa.branch's: Zbs's bset, bclr... do write one)
 _RV_NOREG = re.compile(r"^(sb|sh|sw|sd|fence.*|nop|pause|ret)$")
+_RV_LOADS = {"lbu": "u8", "lhu": "u16", "lwu": "u32", "lb": "s32", "lh": "s32", "lw": "s32", "ld": "x",
+             "lr.w": "s32", "lr.d": "x"}
+_M64 = (1 << 64) - 1
 
 
 def _sext32(v):
@@ -347,64 +360,225 @@ def _sext32(v):
     return v - (1 << 32) if v >> 31 else v
 
 
-def rv_consts(isa, insns, succ):
-    """riscv64: {addr: {register: value}}, the registers every path gives one constant on entry
-    to addr (li, lui, add/addw of constants, mv; a call keeps the callee-saved s-registers)."""
+def _s64(v):
+    v &= _M64
+    return v - (1 << 64) if v >> 63 else v
+
+
+# register arithmetic on known values as the hardware computes it (64-bit two's complement; the
+# w forms on the low 32 bits, sign-extended)
+_RV_EVAL = {
+    "add": lambda x, y: _s64(x + y), "sub": lambda x, y: _s64(x - y),
+    "addw": lambda x, y: _sext32(x + y), "subw": lambda x, y: _sext32(x - y),
+    "and": lambda x, y: x & y, "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y,
+    "sll": lambda x, y: _s64(x << (y & 63)), "srl": lambda x, y: _s64((x & _M64) >> (y & 63)),
+    "sra": lambda x, y: x >> (y & 63),
+    "sllw": lambda x, y: _sext32(x << (y & 31)), "srlw": lambda x, y: _sext32((x & 0xffffffff) >> (y & 31)),
+    "sraw": lambda x, y: _sext32(_sext32(x) >> (y & 31)),
+}
+_RV_EVAL1 = {"not": lambda x: ~x, "neg": lambda x: _s64(-x), "negw": lambda x: _sext32(-x),
+             "sext.w": _sext32, "zext.b": lambda x: x & 0xff, "zext.h": lambda x: x & 0xffff,
+             "zext.w": lambda x: x & 0xffffffff}
+
+
+def _rv_base(m):
+    """The register-register operation of a riscv64 mnemonic (andi -> and, addiw -> addw)."""
+    if m.endswith("iw"):
+        return m[:-2] + "w"
+    return m[:-1] if m.endswith("i") and m[:-1] in _RV_EVAL else m
+
+
+def _bits(e):
+    """How many low bits can be set in e's value (it is non-negative), or None."""
+    if e[0] == "const":
+        return e[1].bit_length() if e[1] >= 0 else None
+    if e[0] == "val":
+        return {"u8": 8, "u16": 16, "u32": 32}.get(e[2])
+    if e[0] == "and":
+        known = [_bits(x) for x in e[1:] if _bits(x) is not None]
+        return min(known) if known else None
+    return None
+
+
+def _fits32(e):
+    """An expression whose value is known to be a sign-extended 32-bit one."""
+    b = _bits(e)
+    return (b is not None and b < 32 or e[0] == "const" and -(1 << 31) <= e[1] < (1 << 31)
+            or e[0] == "val" and e[2] == "s32" or e[0] in ("sext.w", "addw", "subw", "sllw", "srlw", "sraw", "negw"))
+
+
+def _simp(e):
+    """An expression in one spelling per value where it is cheap to see: constants folded,
+    commutative operands sorted, a mask or a shift pair that keeps every bit the value can have
+    dropped, a w-shift by 0 a sign extension, a sign extension of what is already one dropped."""
+    op, args = e[0], e[1:]
+    if all(x[0] == "const" for x in args):
+        if op in _RV_EVAL and len(args) == 2:
+            return ("const", _RV_EVAL[op](args[0][1], args[1][1]))
+        if op in _RV_EVAL1 and len(args) == 1:
+            return ("const", _RV_EVAL1[op](args[0][1]))
+    if op == "srl" and args[0][0] == "sll" and args[1][0] == "const" and args[0][2] == args[1] \
+            and 0 < args[1][1] < 64:
+        return _simp(("and", args[0][1], ("const", (1 << (64 - args[1][1])) - 1)))   # a zero-extension
+    if op in ("zext.b", "zext.h", "zext.w"):
+        return _simp(("and", args[0], ("const", {"b": 0xff, "h": 0xffff, "w": 0xffffffff}[op[-1]])))
+    if op == "and" and len(args) == 2:
+        for x, m in (args, args[::-1]):
+            if m[0] == "const" and m[1] >= 0 and (m[1] + 1) & m[1] == 0 and _bits(x) is not None \
+                    and _bits(x) <= m[1].bit_length():
+                return x                # a mask that keeps every bit x can have
+    if op in ("sllw", "srlw", "sraw") and args[1] == ("const", 0):
+        return _simp(("sext.w", args[0]))
+    if op == "sext.w" and _fits32(args[0]):
+        return args[0]
+    if op in ("and", "or", "xor", "add", "mul") and len(args) == 2:
+        return (op,) + tuple(sorted(args, key=repr))
+    return e
+
+
+def _leaves(e):
+    """The constants, values and inputs an expression is made of (a value as its tag)."""
+    if e[0] == "val":
+        return {e[1]}
+    if e[0] in ("const", "in"):
+        return {e}
+    return set().union(*(_leaves(x) for x in e[1:]))
+
+
+def _rv_step(isa, i, regs, tag, lock=None):
+    """The registers' expressions after the riscv64 instruction i, from those before it (regs: a
+    register not in it holds ("in", itself)); tag: the tag a value loaded by i gets; lock:
+    {register: k} for those that hold lock+k before i (lock_regs), so that gcc's sub-word offset
+    `and rd,lock+k,3` is k & 3 (the lock word is aligned)."""
+    out, m, ops = dict(regs), i.mnem, i.ops
+    if not ops or _RV_NOREG.match(m) or isa.branch(i):
+        return out
+
+    def val(o):
+        if o in ("zero", "x0"):
+            return ("const", 0)
+        if re.match(r"^-?(0x[0-9a-f]+|\d+)$", o):
+            return ("const", int(o, 0))
+        return out.get(o, ("in", o))
+    rd, base = ops[0], _rv_base(m)
+    if i.reloc:                         # a relocated immediate (lui a0,0x0 of %hi(sym)): the linker's
+        e = ("val", tag, "x")
+    elif m == "li" and len(ops) == 2 or m == "mv" and len(ops) == 2:
+        e = val(ops[1])
+    elif m == "lui" and len(ops) == 2 and val(ops[1])[0] == "const":
+        e = ("const", _sext32(val(ops[1])[1] << 12))
+    elif (m in _RV_EVAL1 or _RV_UNARY.match(m)) and len(ops) == 2:
+        e = _simp((m, val(ops[1])))
+    elif (base in _RV_EVAL or _RV_OPS.match(m)) and len(ops) == 3:
+        x, y = val(ops[1]), val(ops[2])
+        if base == "and" and lock and ops[1] in lock and y[0] == "const" and 0 <= y[1] <= 3:
+            x = ("const", lock[ops[1]])     # only the offset's low bits are asked for
+        e = _simp((base, x, y))
+    else:                               # a load, an RMW, sc's status, anything else: a value of its own
+        e = ("val", tag, _RV_LOADS.get(m, "s32" if re.match(r"^amo.*\.w", m) else "x"))
+    out[rd] = e
+    return out
+
+
+def rv_values(isa, insns, succ, lock=None):
+    """riscv64: {addr: {register: expression}} on entry to addr, what every path gives the
+    register (the expressions above; a load's tag its address).  A call keeps the callee-saved
+    s-registers.  The way of a beq/bne (beqz/bnez) on which its operands are equal gives a
+    constant to the other.  lock: lock_regs' result."""
     if isa.name != "riscv64":
         return {}
     by = {i.addr: i for i in insns}
+    lock = lock or {}
 
     def transfer(a, cur):
-        i, out = by[a], dict(cur)
-        m, ops = i.mnem, i.ops
-        if isa.is_call(i):
-            return {r: v for r, v in out.items() if re.match(r"^s\d+$", r)}
-        if not ops or _RV_NOREG.match(m) or isa.branch(i):
+        if isa.is_call(by[a]):
+            return {r: v for r, v in cur.items() if re.match(r"^s\d+$", r)}
+        # a load's value replaces the one it had: forget what names the old one
+        out = {r: e for r, e in cur.items() if ("pre", a) not in _leaves(e)}
+        out = _rv_step(isa, by[a], out, ("pre", a), lock.get(a))
+        # ("in", r) is r's value before a path, not before the function: unknown here
+        return {r: e for r, e in out.items() if not any(x[0] == "in" for x in _leaves(e))}
+
+    def edge(a, b, out):
+        i = by[a]
+        m, ops, br = i.mnem, i.ops, isa.branch(i)
+        if not br or not br[1] or len(set(succ[a])) != 2 or m not in ("beq", "bne", "beqz", "bnez"):
             return out
-        rd, v = ops[0], None
-        if i.reloc:                     # a relocated immediate (lui a0,0x0 of %hi(sym)): not known
-            out.pop(rd, None)
+        if (b == br[0]) != (m in ("beq", "beqz")):
             return out
-        num = lambda o: int(o, 0) if re.match(r"^-?(0x[0-9a-f]+|\d+)$", o) else out.get(o)
-        if m == "li" and len(ops) == 2:
-            v = num(ops[1])
-        elif m == "lui" and len(ops) == 2 and num(ops[1]) is not None:
-            v = _sext32(num(ops[1]) << 12)
-        elif m == "mv" and len(ops) == 2:
-            v = out.get(ops[1])
-        elif m in ("add", "addi", "addw", "addiw") and len(ops) == 3:
-            x, y = num(ops[1]), num(ops[2])
-            if x is not None and y is not None:
-                v = _sext32(x + y) if m.endswith("w") else (x + y + (1 << 63)) % (1 << 64) - (1 << 63)
-        out.pop(rd, None)
-        if v is not None:
-            out[rd] = v
+        x, y = (ops[0], ops[1]) if m in ("beq", "bne") else (ops[0], "zero")
+        ex = ("const", 0) if x in ("zero", "x0") else out.get(x)
+        ey = ("const", 0) if y in ("zero", "x0") else out.get(y)
+        if ey and ey[0] == "const" and x not in ("zero", "x0") and (not ex or ex[0] != "const"):
+            return dict(out, **{x: ey})
+        if ex and ex[0] == "const" and y not in ("zero", "x0") and (not ey or ey[0] != "const"):
+            return dict(out, **{y: ex})
         return out
-    return isas.forward_must(insns[0].addr, {}, succ, transfer)
+    def meet(b, old, new):
+        # Where paths join with two expressions for a register, it holds a value of its own
+        # there, ("phi", b, r0), with the bits both can have.  Registers that arrive with one
+        # expression on every way in share it (r0 the first of them): they are equal.  The
+        # groups only split and the kinds only widen, so the analysis ends; an expression kept
+        # as it is names no phi of b (a phi of b names the value of this pass through b).
+        if old is None:
+            return new
+        out, split = {}, {}
+        for r, o in old.items():
+            if r not in new:
+                continue
+            if o == new[r] and not (o[0] == "val" and o[1][:2] == ("phi", b)):
+                out[r] = o
+            else:
+                split.setdefault((o, new[r]), []).append(r)
+        for (o, n), rs in split.items():
+            for r in rs:
+                out[r] = ("val", ("phi", b, min(rs)), _join(_kind(o), _kind(n)))
+        return out
+    return isas.forward_must(insns[0].addr, {}, succ, transfer, edge, meet)
 
 
-def infeasible(isa, by, succ, path, consts=None):
+_KINDS = ("u8", "u16", "u32", "s32", "x")
+
+
+def _kind(e):
+    """The kind of value an expression is (what its bits can be): one of _KINDS."""
+    if e[0] == "val":
+        return e[2]
+    b = _bits(e)
+    if b is not None and b <= 32:
+        return "u8" if b <= 8 else "u16" if b <= 16 else "u32"
+    return "s32" if _fits32(e) else "x"
+
+
+def _join(k1, k2):
+    """The narrowest kind that holds both."""
+    if k1 == k2:
+        return k1
+    if "x" in (k1, k2) or {k1, k2} == {"u32", "s32"}:
+        return "x"
+    if "s32" in (k1, k2):
+        return "s32"
+    return max(k1, k2, key=_KINDS.index)
+
+
+def rv_consts(values):
+    """{addr: {register: value}}: rv_values' constants."""
+    return {a: {r: e[1] for r, e in regs.items() if e[0] == "const"} for a, regs in values.items()}
+
+
+def infeasible(isa, by, succ, path, entry=None):
     """True if no execution runs `path` (addresses, each the next's predecessor) for want of
     values: a pair of expressions branched on as equal and as unequal.  by: {addr: Insn};
-    succ: the control-flow graph; consts: the registers known constant where the path starts
-    (rv_consts).  riscv64 only; False (no judgement) elsewhere and across a call."""
+    succ: the control-flow graph; entry: what the registers hold where the path starts
+    (rv_values).  riscv64 only; False (no judgement) elsewhere and across a call."""
     if isa.name != "riscv64":
         return False
-    consts = consts or {}
-    regs, facts, fresh = {}, {}, [0]
+    regs, facts = dict(entry or {}), {}
 
     def val(op):
         if op in ("zero", "x0"):
             return ("const", 0)
-        if re.match(r"^-?(0x[0-9a-f]+|\d+)$", op):
-            return ("const", int(op, 0))
-        if op in regs:
-            return regs[op]
-        return ("const", consts[op]) if op in consts else ("in", op)
-
-    def new():
-        fresh[0] += 1
-        return ("load", fresh[0])
+        return regs.get(op, ("in", op))
 
     for k, a in enumerate(path):
         i = by[a]
@@ -428,22 +602,23 @@ def infeasible(isa, by, succ, path, consts=None):
                 if facts.setdefault(key, eq) != eq:
                     return True
             continue
-        if not ops or _RV_NOREG.match(m):
-            continue
-        rd = ops[0]
-        if i.reloc:
-            regs[rd] = new()            # a relocated immediate: its value is the linker's
-        elif m == "mv" and len(ops) == 2:
-            regs[rd] = val(ops[1])
-        elif m == "li" and len(ops) == 2:
-            regs[rd] = val(ops[1])
-        elif _RV_OPS.match(m) and len(ops) == 3:
-            regs[rd] = (m, val(ops[1]), val(ops[2]))
-        elif _RV_UNARY.match(m) and len(ops) == 2:
-            regs[rd] = (m, val(ops[1]))
-        else:
-            regs[rd] = new()            # a load, an RMW, sc's status, anything else: a value of its own
+        regs = _rv_step(isa, i, regs, ("path", k))
     return False
+
+
+def _stack_load_dests(isa, i):
+    """The registers a load from the thread's own stack writes (an epilogue's restores), or None."""
+    m, ops = i.mnem, i.ops
+    if isa.name == "x86_64":
+        if m.startswith("pop") and ops:
+            return [ops[0]]
+        return [ops[-1]] if m.startswith("mov") and len(ops) == 2 and STACK[isa.name].search(ops[0]) else None
+    if not ops or isa.writes(i) or is_rmw(isa, i) or not STACK[isa.name].search(",".join(ops)):
+        return None
+    loads = {"aarch64": r"^ld(r|p|ur)[bh]?$", "riscv64": r"^l[bhwd]u?$", "ppc64le": r"^(ld|lwz|lwa|lbz|lhz)$"}
+    if not re.match(loads[isa.name], m):
+        return None
+    return ops[:2] if m == "ldp" else ops[:1]
 
 
 class Judge:
@@ -455,7 +630,8 @@ class Judge:
         self.free = free_regs
         self.memo = {}
         self.tests = []                 # every path judged: (site, path, end, verdict, detail)
-        self.consts = rv_consts(isa, insns, succ)
+        self.values = rv_values(isa, insns, succ, lock_regs(isa, insns, succ))
+        self.consts = rv_consts(self.values)
 
     def path_test(self, path, end):
         """The herd7 test of the path (addresses from the site), ending before `end`."""
@@ -475,16 +651,29 @@ class Judge:
             raise NotTaken("the read of %s is in no register" % site.text.strip())
         body, addr = [], 0x1000
         nxt = list(path[1:]) + [end]
+        # riscv64: the registers every path gives a constant on entry to the site start with it
+        # (gcc's sub-word masks are computed before its LR/SC loop); the others start at 0
+        entry = {r: v for r, v in self.consts.get(path[0], {}).items() if r in used and r != base}
+        known = dict(entry)
         for n, i in enumerate(seq):
             want = nxt[n]
+            before = known
+            if isa.name == "riscv64":
+                known = rv_consts({0: _rv_step(isa, i, {r: ("const", v) for r, v in known.items()}, None)})[0]
             if HINT[isa.name].match(i.mnem):
                 continue                    # a hint: no access, no order (herd7 lacks it)
+            dests = _stack_load_dests(isa, i)
+            if dests and not {_norm(isa, r) for r in dests} & {
+                    _norm(isa, w) for w in translate._used_regs(seq[n + 1:])}:
+                continue                    # a load of the own stack into registers the path reads no more
             br = isa.branch(i)
             if br and not br[1]:            # an unconditional jump along the path: nothing to run
                 if br[0] != want:
                     raise NotTaken("a path that does not follow its jump")
                 continue
             new = listing.Insn(addr, i.mnem, list(i.ops), i.text, i.symbol, i.reloc, [])
+            if i.mnem == "srlw" and len(i.ops) == 3 and before.get(i.ops[2]) == 0:
+                new.mnem, new.ops = "sext.w", i.ops[:2]   # what srlw by 0 computes (herd7 lacks srlw)
             body.append(new)
             addr += 4
             if n == 0:
@@ -516,6 +705,7 @@ class Judge:
         p0, _ = sp._thread(isa, sp._fn(sp.WRITER[isa.name]), 0, notes, set(), isa.arg_regs[:2])
         init = ["l=1;", "x=0;", "0:%s=l;" % isa.reg_key(isa.arg_regs[0]), "0:%s=x;" % isa.reg_key(isa.arg_regs[1]),
                 "1:%s=l;" % isa.reg_key(base), "1:%s=x;" % isa.reg_key(daddr)]
+        init += ["1:%s=%d;" % (isa.reg_key(r), v) for r, v in sorted(entry.items())]
         keys = ["1:%s" % isa.reg_key(r) for r in (obs, dval, edge)]
         filt = ["1:%s=1" % isa.reg_key(edge)] + (["1:%s=0" % isa.reg_key(marker)] if marker else [])
         text = sp._herd(isa, "kv-wayout-%x-%x" % (path[0], end), [p0, lines], init, keys, filt)
@@ -643,7 +833,7 @@ class Judge:
                 out.append((a, ("retry", site) if self.unwritten(path, a) else ("pend", site)))
                 return
             for b in self.succ[a]:
-                if not infeasible(isa, self.by, self.succ, path + [a, b], self.consts.get(site)):
+                if not infeasible(isa, self.by, self.succ, path + [a, b], self.values.get(site)):
                     walk(b, path + [a])
 
         walk(site, [])
