@@ -19,14 +19,14 @@ ok = tap.check
 
 
 def objdump(funcs):
-    """A fake objdump -dr text: {name: [(addr, text) or (addr, text, reloc symbol)]}."""
+    """A fake objdump -dr text: {name: [(addr, text) or (addr, text, reloc symbol[, reloc type])]}."""
     out = []
     for name, insns in funcs.items():
         out.append("%016x <%s>:" % (insns[0][0], name))
         for ins in insns:
             out.append(" %x:\t%s" % (ins[0], ins[1]))
             if len(ins) > 2:
-                out.append("\t\t\t%x: R_AARCH64_CALL26\t%s" % (ins[0], ins[2]))
+                out.append("\t\t\t%x: %s\t%s" % (ins[0], ins[3] if len(ins) > 3 else "R_AARCH64_CALL26", ins[2]))
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -837,7 +837,78 @@ ok(waysout.mem_base(PPC, lw) == ("r4", 0) and waysout._touches(PPC, lw) and ways
 ok(waysout.mem_base(PPC, listing.Insn(0, "lwzx", ["r9", "r3", "r4"], "lwzx r9,r3,r4")) == ("r3", None),
    "ways out: base+index (lwzx r9,r3,r4) has no known displacement")
 
+# ppc64le: clang's CAS tests its success again after the loop (cmpw; bne in it, cmplw; beq after
+# it, on the same pair): the failed compare followed by the equal test is no path
+PF = ["lharx\tr4,0,r30", "cmpw\tr4,r20", "bne\t0x10", "sthcx.\tr3,0,r30",      # 0x0
+      "cmplw\tr4,r20", "lwsync", "beq\t0x20", "blr", "blr"]                    # 0x10
+pf = slow_fn(*PF)
+psucc = slowpath._succ(PPC, pf)
+pby = {i.addr: i for i in pf}
+ok(waysout.infeasible(PPC, pby, psucc, [0x0, 0x4, 0x8, 0x10, 0x14, 0x18, 0x20]),
+   "ways out: ppc failed compare (cmpw; bne), then cmplw; beq on the same pair: no path")
+ok(not waysout.infeasible(PPC, pby, psucc, [0x0, 0x4, 0x8, 0x10, 0x14, 0x18, 0x1c]),
+   "ways out: ppc failed compare, then the re-test failing too: a path")
+ok(not waysout.infeasible(PPC, pby, psucc, [0x0, 0x4, 0x8, 0xc, 0x10, 0x14, 0x18, 0x20]),
+   "ways out: ppc compare that succeeded, then the re-test as success: a path")
+# what changes the pair, or the field, between the two tests takes the contradiction away
+for before, after, why in (("lharx\tr4,0,r30", "lwsync", "r4 loaded again before the second compare"),
+                           ("mr\tr20,r5", "lwsync", "r20 another value before the second compare"),
+                           ("lwsync", "crset\t4*cr0+eq", "cr0 set by a cr operation before the branch"),
+                           ("lwsync", "andi.\tr5,r6,1", "cr0 set by a record form before the branch"),
+                           ("lwsync", "isel\tr5,r5,r6,4*cr1+gt", "an instruction naming a cr field before the branch")):
+    pf2 = slow_fn(*(PF[:4] + [before, "cmplw\tr4,r20", after, "beq\t0x24", "blr", "blr"]))
+    ok(not waysout.infeasible(PPC, {i.addr: i for i in pf2}, slowpath._succ(PPC, pf2),
+                              [0x0, 0x4, 0x8, 0x10, 0x14, 0x18, 0x1c, 0x24]),
+       "ways out: ppc no contradiction with %s" % why)
+PF7 = ["lharx\tr4,0,r30", "cmpw\tcr7,r4,r20", "bne\tcr7,0x10", "sthcx.\tr3,0,r30"]
+for second, want, why in (("cmplw\tr4,r20", True, "cr7's failed test, then cr0's equal test of the same pair: no path"),
+                          ("cmplw\tcr6,r4,r20", False, "a compare into cr6 is not what beq (cr0) tests")):
+    pf3 = slow_fn(*(PF7 + [second, "lwsync", "beq\t0x20", "blr", "blr"]))
+    ok(waysout.infeasible(PPC, {i.addr: i for i in pf3}, slowpath._succ(PPC, pf3),
+                          [0x0, 0x4, 0x8, 0x10, 0x14, 0x18, 0x20]) == want, "ways out: ppc %s" % why)
+
+# the library's globals: a TOC entry's load is one's address, and so is it plus an index; a load
+# of a global's contents (TOC16_LO on another symbol) is not; an RMW there is no lock site
+G = [(0x0, "mr\tr30,r3"), (0x4, "addis\tr5,r2,0", ".toc", "R_PPC64_TOC16_HA"),
+     (0x8, "ld\tr25,0(r5)", ".toc", "R_PPC64_TOC16_LO_DS"), (0xc, "add\tr4,r25,r6"),
+     (0x10, "lwarx\tr7,0,r4"), (0x14, "lwarx\tr7,r25,r6"), (0x18, "lwarx\tr7,r25,r30"),
+     (0x1c, "ld\tr8,0(r5)", "sym", "R_PPC64_TOC16_LO_DS"), (0x20, "lwarx\tr7,0,r8"),
+     (0x24, "lwarx\tr7,0,r30"), (0x28, "ori\tr7,r7,256"), (0x2c, "stwcx.\tr7,0,r30"),
+     (0x30, "lwarx\tr7,0,r30"), (0x34, "ori\tr7,r7,257"), (0x38, "stwcx.\tr7,0,r30"), (0x3c, "blr")]
+gf = listing.parse(objdump({"P0": G}))["P0"]
+gsucc = slowpath._succ(PPC, gf)
+glr = waysout.lock_regs(PPC, gf, gsucc)
+gg = waysout.global_regs(PPC, gf, gsucc, glr)
+gat = {i.addr: waysout.of_global(PPC, i, gg.get(i.addr, {}), glr.get(i.addr, {})) for i in gf}
+ok(gat[0x10] and gat[0x14] and not gat[0x18] and not gat[0x20] and not gat[0x24],
+   "ways out: ppc TOC entry + index is a global's; + the lock's address, a global's contents, the lock: not: %s" % gat)
+ok(waysout.keeps_locked_byte(PPC, gf, gf.index(gf[9])) and not waysout.keeps_locked_byte(PPC, gf, 12),
+   "ways out: ppc lwarx; ori 256; stwcx. cannot write the locked byte; ori 257 can")
 X86 = isas.ISAS["x86_64"]
+lo = lambda t: listing.parse(x86_fn(t, "ret"))["P0"]
+ok(waysout.keeps_locked_byte(X86, lo("lock orl $0x100,(%rdi)"), 0)
+   and not waysout.keeps_locked_byte(X86, lo("lock orl $0x101,(%rdi)"), 0)
+   and not waysout.keeps_locked_byte(X86, lo("lock andl $0x100,(%rdi)"), 0),
+   "ways out: x86 lock or $0x100 cannot write the locked byte; or $0x101 and an and can")
+ra = slow_fn("li\ta5,256", "amoor.w\tzero,a5,(a0)", "li\ta5,1", "amoor.w\tzero,a5,(a0)", "ret")
+rav = waysout.rv_consts(waysout.rv_values(rv, ra, slowpath._succ(rv, ra)))
+ok(waysout.keeps_locked_byte(rv, ra, 1, rav[0x4]) and not waysout.keeps_locked_byte(rv, ra, 3, rav[0xc])
+   and not waysout.keeps_locked_byte(rv, ra, 1, {}),
+   "ways out: riscv amoor of a register known 256 cannot write the locked byte; of 1, or of an unknown one, can")
+RG = [(0x0, "auipc\ts11,0x0", "__ka_spin_nodes_v1", "R_RISCV_GOT_HI20"), (0x4, "ld\ts11,0(s11)", ".L0 ", "R_RISCV_PCREL_LO12_I"),
+      (0x8, "auipc\ta1,0x0", "counter", "R_RISCV_PCREL_HI20"), (0xc, "lw\ta1,0(a1)", ".L0 ", "R_RISCV_PCREL_LO12_I"),
+      (0x10, "add\ta5,a5,s11"), (0x14, "amoswap.w\ta4,a4,(a5)"), (0x18, "amoswap.w\ta4,a4,(a1)"), (0x1c, "ret")]
+rgf = listing.parse(objdump({"P0": RG}))["P0"]
+rgs = slowpath._succ(rv, rgf)
+rgl = waysout.lock_regs(rv, rgf, rgs)
+rgg = waysout.global_regs(rv, rgf, rgs, rgl)
+ok(waysout.of_global(rv, rgf[5], rgg[0x14], rgl[0x14]) and not waysout.of_global(rv, rgf[6], rgg[0x18], rgl[0x18]),
+   "ways out: riscv a GOT entry's address plus an index is a global's; a word loaded from a global is not")
+# ppc's own stack: the prologue's indexed vector store and the epilogue's load are the stack's
+ok(not waysout._touches(PPC, listing.Insn(0, "lxvd2x", ["vs63", "r1", "r3"], "lxvd2x vs63,r1,r3"))
+   and waysout._touches(PPC, listing.Insn(0, "lwzx", ["r9", "r3", "r4"], "lwzx r9,r3,r4")),
+   "ways out: ppc lxvd2x vs63,r1,r3 is the thread's own stack, lwzx r9,r3,r4 is not")
+
 xf = listing.parse(x86_fn("cmp    $0x1,%eax", "jbe    c <P0+0xc>", "ret", "lock cmpxchg %dx,(%rdi)", "ret"))["P0"]
 ok(slowpath._succ(X86, xf)[4] == [0xc, 0x8], "ways out: a branch the tables do not name (jbe) has both edges")
 try:

@@ -11,9 +11,13 @@ control-flow graph (CFG), in three steps, all on the compiled code:
    a register, and a call for the registers the ABI does not preserve, forget
    it.  A *lock site* is an RMW or a load-exclusive whose base holds lock+0.
    An RMW through a base known to hold lock+k, k != 0 (the tail's 16-bit
-   xchg at lock+2) cannot write the locked byte: it is no site.  An RMW
-   through any other base (the nodes', whose address comes from the pool) is
-   *unknown*: it may be of the lock word as far as this analysis knows.
+   xchg at lock+2) cannot write the locked byte: it is no site; nor is one of
+   lock+0 that can only OR in a constant whose low byte is 0 (the HANDOFF
+   flag's, keeps_locked_byte).  An RMW through a base that holds the address
+   of one of the library's globals (a GOT/TOC entry's, plus an offset or an
+   index that is no lock address: the node pool) is of that object, not the
+   lock: no site (global_regs).  An RMW through any other base is *unknown*:
+   it may be of the lock word as far as this analysis knows.
 
 2. Segments.  From each site, the CFG is followed through instructions that
    touch no memory but the thread's own stack (and the site's own
@@ -31,7 +35,7 @@ control-flow graph (CFG), in three steps, all on the compiled code:
    with it.  A load of the thread's own stack into registers the path reads no
    more (an epilogue's restores) is left out.  A branch that contradicts an
    earlier one of the path, or what every path into the site knows of the
-   registers, ends no path (infeasible; riscv64).  A path
+   registers, ends no path (infeasible; riscv64 and ppc64le).  A path
    is an *acquire* when some execution that runs it reads 0 (P0's release:
    the word starts at 1) and none that does also reads x=0; herd7 judges the
    prefixes that end just after the site, after each fence and at the end,
@@ -78,7 +82,8 @@ CALLEE_SAVED = {
     "x86_64": {"rbx", "rbp", "r12", "r13", "r14", "r15", "rsp"},
 }
 STACK = {"aarch64": re.compile(r"\[(sp|x29)\b"), "riscv64": re.compile(r"\(sp\)"),
-         "ppc64le": re.compile(r"\(r1\)"), "x86_64": re.compile(r"\(%rsp\)")}
+         # ppc64le: d(r1), or an indexed form on r1 (the prologue's `stxvd2x vs63,r1,r4`)
+         "ppc64le": re.compile(r"\(r1\)|^[a-z]*\d+,r1,r\d+$"), "x86_64": re.compile(r"\(%rsp\)")}
 
 
 def _norm(isa, r):
@@ -147,6 +152,31 @@ def is_rmw(isa, i):
     if isa.name == "ppc64le" and m.endswith("arx"):
         return "ll"
     return None
+
+
+def keeps_locked_byte(isa, insns, k, consts=None):
+    """True if the RMW or load-exclusive insns[k] of the lock word can only OR into it a constant
+    whose low byte is 0 (the HANDOFF flag's ka_atomic_or): it cannot write the locked byte, so it
+    takes no lock.  x86-64 `lock or $imm`; riscv64 `amoor` of a register known constant (consts:
+    the registers' values there); an LL/SC pair `ll r; or r,r,imm; sc r` in a straight line."""
+    i, m, ops = insns[k], insns[k].mnem, insns[k].ops
+    low0 = lambda v: v is not None and v & 0xff == 0
+    if isa.name == "x86_64":
+        return bool(re.match(r"^lock or[bwlq]?$", m)) and ops[0].startswith("$") and low0(_imm(isa, ops[0]))
+    if isa.name == "riscv64" and m.startswith("amoor."):
+        return low0((consts or {}).get(ops[1]))
+    if is_rmw(isa, i) != "ll" or k + 2 >= len(insns):
+        return False
+    op, sc = insns[k + 1], insns[k + 2]
+    d = _norm(isa, ops[0])
+    ors = {"aarch64": "orr", "riscv64": "ori", "ppc64le": "ori"}
+    if op.mnem not in (ors[isa.name], "or") or len(op.ops) != 3 or {_norm(isa, o) for o in op.ops[:2]} != {d} \
+            or not low0(_imm(isa, op.ops[2])):
+        return False
+    if is_rmw(isa, sc) != "sc" or mem_base(isa, sc) != mem_base(isa, i):
+        return False
+    stored = {"aarch64": lambda o: o[1], "riscv64": lambda o: o[1], "ppc64le": lambda o: o[0]}[isa.name](sc.ops)
+    return _norm(isa, stored) == d
 
 
 def read_reg(isa, i):
@@ -323,6 +353,76 @@ def lock_regs(isa, insns, succ):
     by = {i.addr: i for i in insns}
     return isas.forward_must(insns[0].addr, {_norm(isa, isa.arg_regs[0]): 0}, succ,
                              lambda a, cur: _transfer(isa, by[a], cur))
+
+
+# ------------------------------------------------------------------ addresses of the library's globals
+# An address the function takes of a global it names (through a relocation: the GOT, the TOC, a
+# PC-relative address) is one of the library's own objects (the node pool, its thread-locals, a
+# constant pool), never the lock's: the lock reaches the function only as its argument, and C
+# keeps pointer arithmetic inside its object.  So an RMW through such a base, or through one
+# plus an offset or an index that is no lock address, is of no lock word.
+def _global_source(isa, i, cur):
+    """True if i sets its first operand to a global's address: the GOT/TOC entry's load, or
+    the address computed PC-relatively (not a load of a global's contents, which may be any
+    pointer); cur: the analysis' facts before i ("got"/"pcrel" for riscv's auipc halves)."""
+    r, m, ops = i.reloc or "", i.mnem, i.ops
+    if isa.name == "ppc64le":
+        return (r.startswith("R_PPC64_TOC16_LO_DS") and m == "ld" and i.symbol == ".toc"
+                or r == "R_PPC64_TOC16_LO" and m == "addi")
+    if isa.name == "aarch64":
+        return r in ("R_AARCH64_LD64_GOT_LO12_NC", "R_AARCH64_ADD_ABS_LO12_NC")
+    if isa.name == "x86_64":
+        return re.match(r"^R_X86_64_(REX_)?GOTPCRELX?$", r) and m.startswith("mov") \
+            or r == "R_X86_64_PC32" and m.startswith("lea")
+    if r == "R_RISCV_PCREL_LO12_I" and ops:
+        src = mem_base(isa, i)[0] if mem_base(isa, i) else (ops[1] if len(ops) > 1 else None)
+        return cur.get(src) == ("got" if m == "ld" else "pcrel" if m in ("addi", "add") else None)
+    return False
+
+
+def global_regs(isa, insns, succ, lock):
+    """{addr: {register: "global"}} before each instruction: the registers every path gives an
+    address of one of the library's globals (riscv64's auipc halves as "got"/"pcrel").
+    lock: lock_regs' result (an index that may be the lock's address makes no global one)."""
+    by = {i.addr: i for i in insns}
+
+    def transfer(a, cur):
+        i = by[a]
+        w = _written(isa, i)
+        if w is None:
+            return {r: v for r, v in cur.items() if r in CALLEE_SAVED[isa.name]}
+        out = {r: v for r, v in cur.items() if r not in w}
+        ops, locks = i.ops, lock.get(a, {})
+        new = None
+        if _global_source(isa, i, cur):
+            new = _reg(isa, ops[-1] if isa.name == "x86_64" else ops[0])
+        elif isa.name == "riscv64" and i.mnem == "auipc" and i.reloc:
+            out[ops[0]] = "got" if "GOT_HI20" in i.reloc else "pcrel" if i.reloc == "R_RISCV_PCREL_HI20" else None
+            return {r: v for r, v in out.items() if v}
+        else:
+            ca = _copy_or_add(isa, i)
+            if ca and cur.get(ca[1]) == "global":
+                new = ca[0]
+            elif isa.name != "x86_64" and i.mnem == "add" and len(ops) >= 3 and not ops[0].startswith("w"):
+                x, y = _reg(isa, ops[1]), _reg(isa, ops[2])
+                if cur.get(x) == "global" and y not in locks or cur.get(y) == "global" and x not in locks:
+                    new = _reg(isa, ops[0])
+        if new:
+            out[new] = "global"
+        return out
+    return isas.forward_must(insns[0].addr, {}, succ, transfer)
+
+
+def of_global(isa, i, glob, lock):
+    """True if the memory operand of i is in one of the library's globals (global_regs' facts
+    glob and lock_regs' lock before i)."""
+    b = mem_base(isa, i)
+    if not b:
+        return False
+    if isa.name == "ppc64le" and b[1] is None and len(i.ops) >= 3:     # base + index
+        x, y = i.ops[1], i.ops[2]
+        return glob.get(x) == "global" and y not in lock or glob.get(y) == "global" and x not in lock
+    return glob.get(b[0]) == "global"
 
 
 # ------------------------------------------------------------------ segments
@@ -571,6 +671,8 @@ def infeasible(isa, by, succ, path, entry=None):
     values: a pair of expressions branched on as equal and as unequal.  by: {addr: Insn};
     succ: the control-flow graph; entry: what the registers hold where the path starts
     (rv_values).  riscv64 only; False (no judgement) elsewhere and across a call."""
+    if isa.name == "ppc64le":
+        return _ppc_infeasible(isa, by, succ, path)
     if isa.name != "riscv64":
         return False
     regs, facts = dict(entry or {}), {}
@@ -615,10 +717,69 @@ def _stack_load_dests(isa, i):
         return [ops[-1]] if m.startswith("mov") and len(ops) == 2 and STACK[isa.name].search(ops[0]) else None
     if not ops or isa.writes(i) or is_rmw(isa, i) or not STACK[isa.name].search(",".join(ops)):
         return None
-    loads = {"aarch64": r"^ld(r|p|ur)[bh]?$", "riscv64": r"^l[bhwd]u?$", "ppc64le": r"^(ld|lwz|lwa|lbz|lhz)$"}
+    loads = {"aarch64": r"^ld(r|p|ur)[bh]?$", "riscv64": r"^l[bhwd]u?$", "ppc64le": r"^(ld|lwz|lwa|lbz|lhz|lxvd2x|lxv)$"}
     if not re.match(loads[isa.name], m):
         return None
     return ops[:2] if m == "ldp" else ops[:1]
+
+
+_PPC_CMP = re.compile(r"^cmpl?(w|d)i?$")
+
+
+def _ppc_infeasible(isa, by, succ, path):
+    """ppc64le's infeasible(): a compare sets a condition field to the pair it compares (the
+    width of the compare, 32 or 64 bits, with it: equal is the same signed or not); a record
+    form (andi., add.) sets cr0 to its result against 0; beq/bne on a field with two ways out is
+    a fact of that pair being equal or not, and two contradicting facts are no path.  clang
+    tests a CAS's success again after its loop (`lharx r4; cmpw r4,r20; bne` in it, `cmplw
+    r4,r20; lwsync; beq` after it).  Registers are expressions of the values before the path, of
+    its loads (each a value of its own), li's constants and mr's copies; anything else a
+    register's instruction computes is a value of its own."""
+    regs, cr, facts = {}, {}, {}
+    val = lambda o: ("const", int(o, 0)) if re.match(r"^-?(0x[0-9a-f]+|\d+)$", o) else regs.get(o, ("in", o))
+    for k, a in enumerate(path):
+        i = by[a]
+        m, ops = isa.branch_mnem(i.mnem), i.ops
+        if isa.is_call(i):
+            return False
+        br = isa.branch(i)
+        if br:
+            field = ops[0] if len(ops) == 2 else "cr0"
+            if br[1] and m in ("beq", "bne") and k + 1 < len(path) and len(set(succ[a])) == 2 and field in cr:
+                eq = (path[k + 1] == br[0]) == (m == "beq")
+                w, x, y = cr[field]
+                if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
+                    return True
+                key = (w,) + tuple(sorted((repr(x), repr(y))))
+                if facts.setdefault(key, eq) != eq:
+                    return True
+            continue
+        cm = _PPC_CMP.match(m)
+        if cm:
+            field, args = (ops[0], ops[1:]) if re.match(r"^cr[0-7]$", ops[0]) else ("cr0", ops)
+            if len(args) == 2:
+                cr[field] = (cm.group(1), val(args[0]), val(args[1]))
+            continue
+        if re.match(r"^(cr|mtcr|mtocrf|mcrf|fcmp|dcmp|xscmp|xvcmp|vcmp)", m) or any(
+                re.search(r"\bcr[0-7]\b", o) for o in ops):
+            cr.clear()                  # may write the condition register: forget every field
+        w = _written(isa, i)
+        if w is None:
+            return False
+        if m == "mr" and len(ops) == 2:
+            new = {ops[0]: val(ops[1])}
+        elif m == "li" and len(ops) == 2 and re.match(r"^-?(0x[0-9a-f]+|\d+)$", ops[1]):
+            new = {ops[0]: ("const", int(ops[1], 0))}
+        else:
+            new = {r: ("val", ("path", k, r), "x") for r in w}
+        regs.update(new)
+        for r in w - set(new):
+            regs.pop(r, None)
+        if m.endswith(".") and isa.writes(i) != "exclusive" and ops and not m.startswith(("f", "v", "x", "d")):
+            cr["cr0"] = ("d", val(ops[0]), ("const", 0))
+        elif m.endswith("."):
+            cr.clear()                  # a store-conditional's status; a float or vector record form
+    return False
 
 
 class Judge:
@@ -662,6 +823,9 @@ class Judge:
                 known = rv_consts({0: _rv_step(isa, i, {r: ("const", v) for r, v in known.items()}, None)})[0]
             if HINT[isa.name].match(i.mnem):
                 continue                    # a hint: no access, no order (herd7 lacks it)
+            if isa.name == "ppc64le" and i.mnem in ("mtocrf", "mtcrf") and not any(
+                    isa.branch(j) and isa.branch(j)[1] or re.match(r"^(isel|mfcr|cr)", j.mnem) for j in seq[n + 1:]):
+                continue                    # the epilogue's condition fields back: nothing on the path reads them
             dests = _stack_load_dests(isa, i)
             if dests and not {_norm(isa, r) for r in dests} & {
                     _norm(isa, w) for w in translate._used_regs(seq[n + 1:])}:
@@ -849,6 +1013,7 @@ FENCE = {"aarch64": re.compile(r"^dmb$"), "riscv64": re.compile(r"^fence"),
 def ways_out(H, isa, insns, succ, free_regs):
     """The record's sites (lock sites and the unknown RMWs judged), ways_out, verdict and reason."""
     lr = lock_regs(isa, insns, succ)
+    glob = global_regs(isa, insns, succ, lr)
     by = {i.addr: i for i in insns}
     J = Judge(H, isa, insns, succ, free_regs)
     kind = {}
@@ -860,7 +1025,12 @@ def ways_out(H, isa, insns, succ, free_regs):
         if b is None or STACK[isa.name].search(",".join(i.ops)):
             continue
         regs = lr.get(i.addr, {})
-        if b[1] is None:
+        if of_global(isa, i, glob.get(i.addr, {}), regs):
+            kind[i.addr] = "global"                # no site: an object of the library's, not the lock
+        elif b[0] in regs and regs[b[0]] + (b[1] or 0) == 0 and keeps_locked_byte(isa, insns, insns.index(i),
+                                                                             J.consts.get(i.addr)):
+            kind[i.addr] = "lock, flags only"      # no site: it cannot take the lock
+        elif b[1] is None:
             kind[i.addr] = "unknown"
         elif b[0] in regs and regs[b[0]] + b[1] == 0:
             kind[i.addr] = "lock"
