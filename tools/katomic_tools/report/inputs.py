@@ -54,6 +54,9 @@ def load(run_dir):
     kernel = merge_kernel([documents.read(p, "kernel") for p in kernel_paths(os.path.join(run_dir, "kernel"))])
     vpath = os.path.join(run_dir, "verify", "verify.json")
     verify = documents.read(vpath, "verify") if os.path.isfile(vpath) else None
+    spath = os.path.join(run_dir, "verify", "verify-slowpath.json")      # katomic verify --slowpath
+    if verify is not None and os.path.isfile(spath):
+        verify = dict(verify, slowpath=documents.read(spath, "verify").get("slowpath", []))
     return RunInputs(run_dir, run, _document(run_dir, st["codegen"], "codegen"), litmus,
                      _document(run_dir, st["bench"], "bench"), kernel, verify)
 

@@ -59,7 +59,8 @@ class Model:
         self.answer, self.line = rules.answer(self)
         self.exit = rules.exit_status(self.litmus.forbidden(), self.weaker_native,
                                       (self.kernel.wrong if self.kernel else 0) +
-                                      (self.verify["totals"]["weaker"] if self.verify else 0))
+                                      (self.verify["totals"]["weaker"] + len(rules.slow_weaker(self.verify))
+                                       if self.verify else 0))
 
     # ---------------------------------------------------------------- stages
     def ok(self, stage):

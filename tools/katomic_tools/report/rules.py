@@ -207,6 +207,9 @@ def answer(f):
     elif getattr(f, "verify", None) and f.verify["totals"]["weaker"]:
         ans, line = "NO", ("NO: herd7 finds %d compiled litmus test(s) WEAKER than the LKMM (see \"The memory model, "
                            "proven on the compiled code\")" % f.verify["totals"]["weaker"])
+    elif getattr(f, "verify", None) and slow_weaker(f.verify):
+        ans, line = "NO", ("NO: herd7 finds the lock's slow path or unlock WEAKER on %s (see \"The memory model, "
+                           "proven on the compiled code\")" % ", ".join(slow_weaker(f.verify)))
     elif f.speed and not all(is_as_fast(g) for _, g in f.speed):
         ans, line = "NOT YET", "NOT YET: C11 is correct here but slower than the asm (C11/asm geomean %s)" % f.speed_list()
     elif f.missing:
@@ -242,9 +245,20 @@ def answer(f):
         targets = sorted({c["target"] for c in v["configs"]})
         line += ("; the memory model, proven with herd7 on the compiled code: %d test x target x compiler "
                  "judged, 0 WEAKER (%s)" % (v["totals"]["judged"], ", ".join(targets)))
+        recs = v.get("slowpath") or []
+        if recs and not slow_weaker(v):
+            line += ("; the lock's slow path an acquire on %d of %d target x compiler, its unlock a release on %d" % (
+                sum(1 for r in recs if r["verdict"] == "acquire"), len(recs),
+                sum(1 for r in recs if r["unlock"].get("verdict") == "release")))
     if f.kernel is not None and not (ans == "NO" and f.kernel.wrong):
         line += "; " + f.kernel.phrase()
     return ans, line
+
+
+def slow_weaker(v):
+    """The target/compiler pairs whose slow path or unlock katomic verify --slowpath found WEAKER."""
+    return ["%s/%s" % (r["target"], r["cc"]) for r in v.get("slowpath") or []
+            if r["verdict"] == "WEAKER" or r["unlock"].get("verdict") == "WEAKER"]
 
 
 def cell_colour(header, cell):

@@ -24,6 +24,22 @@ def table(m):
     return t
 
 
+SLOW_HEAD = "The lock's slow path (every way out an acquire) and unlock (a release)"
+
+
+def slow_table(m):
+    """katomic verify --slowpath's verdicts, per target x compiler (None without them)."""
+    recs = (m.verify or {}).get("slowpath")
+    if not recs:
+        return None
+    t = Table(["target", "compiler", "slow path", "ways out covered", "unlock", "why not"])
+    for r in recs:
+        ways = r.get("ways_out") or []
+        t.add(r["target"], r["cc"], r["verdict"], "%d of %d" % (sum(1 for w in ways if w.get("covered")), len(ways)),
+              r["unlock"].get("verdict", "?"), r.get("reason") if r["verdict"] != "acquire" else "-")
+    return t
+
+
 def _weaker_lines(v):
     out = []
     for c in v["configs"]:
@@ -40,7 +56,9 @@ def text(m):
     if t is None:
         return ""
     lines = _weaker_lines(m.verify)
-    return "\n%s\n  %s\n%s%s" % (HEAD, _caption(m.verify), t.text(), "".join("  %s\n" % x for x in lines))
+    st = slow_table(m)
+    slow = "\n%s\n%s" % (SLOW_HEAD, st.text()) if st else ""
+    return "\n%s\n  %s\n%s%s%s" % (HEAD, _caption(m.verify), t.text(), "".join("  %s\n" % x for x in lines), slow)
 
 
 def markdown(m):
@@ -48,8 +66,10 @@ def markdown(m):
     if t is None:
         return ""
     lines = _weaker_lines(m.verify)
-    return "\n## %s\n\n%s (docs/verify.md).\n\n%s\n%s" % (HEAD, _caption(m.verify), t.markdown(),
-                                                        "".join("- %s\n" % x for x in lines))
+    st = slow_table(m)
+    slow = "\n%s (docs/verify.md, \"The slow path and the unlock\"):\n\n%s\n" % (SLOW_HEAD, st.markdown()) if st else ""
+    return "\n## %s\n\n%s (docs/verify.md).\n\n%s\n%s%s" % (HEAD, _caption(m.verify), t.markdown(),
+                                                          "".join("- %s\n" % x for x in lines), slow)
 
 
 def html(m):
@@ -57,6 +77,8 @@ def html(m):
     if t is None:
         return ""
     lines = _weaker_lines(m.verify)
-    return "<h2>%s</h2>\n<p>%s (docs/verify.md).</p>\n%s%s" % (
+    st = slow_table(m)
+    slow = "<p>%s:</p>\n%s" % (h(SLOW_HEAD), st.html(m.html_id("verify-slowpath-table"))) if st else ""
+    return "<h2>%s</h2>\n<p>%s (docs/verify.md).</p>\n%s%s%s" % (
         h(HEAD), h(_caption(m.verify)), t.html(m.html_id("verify-table")),
-        "<ul>%s</ul>\n" % "".join("<li>%s</li>" % h(x) for x in lines) if lines else "")
+        "<ul>%s</ul>\n" % "".join("<li>%s</li>" % h(x) for x in lines) if lines else "", slow)
