@@ -904,6 +904,17 @@ rgl = waysout.lock_regs(rv, rgf, rgs)
 rgg = waysout.global_regs(rv, rgf, rgs, rgl)
 ok(waysout.of_global(rv, rgf[5], rgg[0x14], rgl[0x14]) and not waysout.of_global(rv, rgf[6], rgg[0x18], rgl[0x18]),
    "ways out: riscv a GOT entry's address plus an index is a global's; a word loaded from a global is not")
+XG = [(0x0, "lea    0x0(%rip),%r14", "__ka_spin_nodes_v1", "R_X86_64_PC32"),
+      (0x4, "lea    0x6(%r14,%rbp,1),%rdx"), (0x8, "xchg   %cl,(%rdx)"),
+      (0xc, "lea    0x6(%r14,%rdi,1),%rdx"), (0x10, "xchg   %cl,(%rdx)"),
+      (0x14, "mov    0x0(%rip),%rax", "ptr", "R_X86_64_PC32"), (0x18, "xchg   %cl,(%rax)"), (0x1c, "ret")]
+xg = listing.parse(objdump({"P0": XG}))["P0"]
+xgs = slowpath._succ(isas.ISAS["x86_64"], xg)
+xgl = waysout.lock_regs(isas.ISAS["x86_64"], xg, xgs)
+xgg = waysout.global_regs(isas.ISAS["x86_64"], xg, xgs, xgl)
+xat = {i.addr: waysout.of_global(isas.ISAS["x86_64"], i, xgg.get(i.addr, {}), xgl.get(i.addr, {})) for i in xg}
+ok(xat[0x8] and not xat[0x10] and not xat[0x18],
+   "ways out: x86 lea of a global + an index is a global's; + the lock's address, or a pointer loaded from a global: not")
 # ppc's own stack: the prologue's indexed vector store and the epilogue's load are the stack's
 ok(not waysout._touches(PPC, listing.Insn(0, "lxvd2x", ["vs63", "r1", "r3"], "lxvd2x vs63,r1,r3"))
    and waysout._touches(PPC, listing.Insn(0, "lwzx", ["r9", "r3", "r4"], "lwzx r9,r3,r4")),

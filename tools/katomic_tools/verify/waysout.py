@@ -407,6 +407,15 @@ def global_regs(isa, insns, succ, lock):
                 x, y = _reg(isa, ops[1]), _reg(isa, ops[2])
                 if cur.get(x) == "global" and y not in locks or cur.get(y) == "global" and x not in locks:
                     new = _reg(isa, ops[0])
+            elif isa.name == "x86_64" and len(ops) == 2 and re.match(r"^%r", ops[1]):
+                # lea k(%base,%index,s),%rd; add %rs,%rd: a global plus what holds no lock address
+                lea = re.match(r"^(-?(?:0x)?[0-9a-f]*)\(%(\w+),%(\w+)(?:,\d)?\)$", ops[0]) \
+                    if i.mnem in ("lea", "leaq") else None
+                pair = (_norm(isa, lea.group(2)), _norm(isa, lea.group(3))) if lea else \
+                    (_reg(isa, ops[0]), _reg(isa, ops[1])) if i.mnem in ("add", "addq") else None
+                if pair and (cur.get(pair[0]) == "global" and pair[1] not in locks
+                             or cur.get(pair[1]) == "global" and pair[0] not in locks):
+                    new = _reg(isa, ops[1])
         if new:
             out[new] = "global"
         return out
