@@ -551,6 +551,19 @@ ok(A64.swap_lock_sites([ln.replace("LDR W9,[X3]", "LDR W3,[X3]") for ln in LLSC]
    "swap refuses a pair whose status register is observed at the return (read after the thread)")
 ok(A64.swap_lock_sites(LLSC[:8] + ["B.EQ L0_90", "MOV W2,#0", "L0_90:", "ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "",
    "swap refuses a pair whose status register is read on one way of a branch")
+# lean (x86-64): xor %r,%r as mov $0,%r where every path writes the flags before reading them
+X86L = isas.ISAS["x86_64"]
+XZ = ["xor %eax,%eax", "mov $1,%edx", "xchg (%r8),%edx", "cmp %eax,%edx", "jne Lfail0", "movl $2,(%rcx)", "ret"]
+ok(lean.zero_moves(X86L, XZ, "Lfail0")[0] == "mov $0,%eax", "lean: x86 xor %eax,%eax as mov $0 (the cmp writes the flags first)")
+for why, lines in (("a jne reads them first", ["xor %eax,%eax", "jne L0_9", "ret", "L0_9:", "ret"]),
+                   ("a setne reads them first", ["xor %eax,%eax", "setne %al", "ret"]),
+                   ("an instruction it does not know (adc) comes first", ["xor %eax,%eax", "adc $0,%edx", "cmp %eax,%edx", "ret"]),
+                   ("a jump's target reads them", ["xor %eax,%eax", "jmp L0_9", "ret", "L0_9:", "jne Lfail0", "ret"]),
+                   ("a label it cannot follow", ["xor %eax,%eax", "jmp Lx9", "ret"]),
+                   ("two registers", ["xor %eax,%edx", "cmp %eax,%edx", "ret"])):
+    ok(lean.zero_moves(X86L, lines, "Lfail0") == lines, "lean refuses: x86 xor kept where %s" % why)
+ok(lean.zero_moves(X86L, ["xor %eax,%eax", "jmp L0_9", "ret", "L0_9:", "lock; cmpxchg %edx,(%rdi)", "ret"], "Lfail0")[0]
+   == "mov $0,%eax", "lean: x86 the flags followed through a jmp to a locked cmpxchg, which writes them")
 # lean: cmp wn,#0; b.ne/b.eq as cbnz/cbz where nothing reads the flags after
 LN = ["LDR W8,[X0]", "CMP W8,#0", "B.NE L0_20", "STR W8,[X1]", "RET", "L0_20:", "MOV X9,X0", "B Lfail0"]
 ok(lean.cmp0_branches(A64, LN, "Lfail0") == ["LDR W8,[X0]", "CBNZ W8,L0_20"] + LN[3:], "lean: cmp #0 and b.ne as cbnz")
