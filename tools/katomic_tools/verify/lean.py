@@ -108,9 +108,11 @@ _A64_FLAGS_WRITE = re.compile(r"^(CMP|CMN|TST|ADDS|SUBS|ANDS|BICS|NEGS|FCMP|FCMP
 _A64_CMP0 = re.compile(r"^CMP ([WX]\d+),#0$")
 
 
-def _a64_flags_dead(lines, starts, fail):
-    """Whether every path from the lines `starts` (indexes or labels) writes NZCV before it reads
-    it, or ends (RET, the FAIL exit, the thread's end) first."""
+def _flags_dead(lines, starts, fail, step):
+    """Whether every path from the lines `starts` (indexes or labels) writes the flags before it
+    reads them, or ends (a return, the FAIL exit, the thread's end) first.  step(line): "read",
+    "end" (this path writes them or ends), ("jump", label), ("branch", label) (the label is
+    followed too, and so is the next line), or None (the next line)."""
     at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
     todo, seen = list(starts), set()
     while todo:
@@ -123,18 +125,34 @@ def _a64_flags_dead(lines, starts, fail):
             k = at[k]
         while k < len(lines) and k not in seen:
             seen.add(k)
-            mnem, _, ops = lines[k].partition(" ")
-            if _A64_FLAGS_READ.match(mnem):
+            what = None if lines[k].endswith(":") else step(lines[k])
+            if what == "read":
                 return False
-            if _A64_FLAGS_WRITE.match(mnem) or mnem == "RET":
+            if what == "end":
                 break
-            if mnem == "B":
-                todo.append(ops)
+            if what and what[0] == "jump":
+                todo.append(what[1])
                 break
-            if mnem in ("CBZ", "CBNZ", "TBZ", "TBNZ"):
-                todo.append(ops.split(",")[-1])
+            if what and what[0] == "branch":
+                todo.append(what[1])
             k += 1
     return True
+
+
+def _a64_flags_dead(lines, starts, fail):
+    """aarch64's NZCV (_flags_dead)."""
+    def step(ln):
+        mnem, _, ops = ln.partition(" ")
+        if _A64_FLAGS_READ.match(mnem):
+            return "read"
+        if _A64_FLAGS_WRITE.match(mnem) or mnem == "RET":
+            return "end"
+        if mnem == "B":
+            return ("jump", ops)
+        if mnem in ("CBZ", "CBNZ", "TBZ", "TBNZ"):
+            return ("branch", ops.split(",")[-1])
+        return None
+    return _flags_dead(lines, starts, fail, step)
 
 
 def cmp0_branches(isa, lines, fail):
@@ -335,40 +353,21 @@ _X86_ZERO = re.compile(r"^xor([lq]?) (%[a-z0-9]+),\2$")
 
 
 def _x86_flags_dead(isa, lines, start, fail):
-    """Whether every path from line `start` writes the flags before it reads them, or ends (ret,
-    the FAIL exit, the thread's end) first.  A mnemonic neither known to write them nor known to
-    leave them alone is taken to read them."""
-    at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
-    todo, seen = [start], set()
-    while todo:
-        k = todo.pop()
-        if not isinstance(k, int):
-            if k == fail:
-                continue
-            if k not in at:
-                return False                # a label we cannot follow: assume it reads them
-            k = at[k]
-        while k < len(lines) and k not in seen:
-            seen.add(k)
-            ln = lines[k]
-            if ln.endswith(":"):
-                k += 1
-                continue
-            kind, target = isa.flow(ln)
-            if kind == "ret":
-                break
-            if kind == "jump":
-                todo.append(target)
-                break
-            if kind == "cond":
-                return False                # a conditional jump reads them
-            mnem = ln.replace("lock; ", "").partition(" ")[0]
-            if _X86_FLAGS_WRITE.match(mnem):
-                break
-            if not _X86_NEUTRAL.match(mnem):
-                return False
-            k += 1
-    return True
+    """x86-64's flags (_flags_dead): a mnemonic neither known to write them nor known to leave
+    them alone is taken to read them."""
+    def step(ln):
+        kind, target = isa.flow(ln)
+        if kind == "ret":
+            return "end"
+        if kind == "jump":
+            return ("jump", target)
+        if kind == "cond":
+            return "read"                   # a conditional jump reads them
+        mnem = ln.replace("lock; ", "").partition(" ")[0]
+        if _X86_FLAGS_WRITE.match(mnem):
+            return "end"
+        return None if _X86_NEUTRAL.match(mnem) else "read"
+    return _flags_dead(lines, [start], fail, step)
 
 
 def zero_moves(isa, lines, fail):
