@@ -404,17 +404,15 @@ def global_regs(isa, insns, succ, lock):
             if ca and cur.get(ca[1]) == "global":
                 new = ca[0]
             elif isa.name != "x86_64" and i.mnem == "add" and len(ops) >= 3 and not ops[0].startswith("w"):
-                x, y = _reg(isa, ops[1]), _reg(isa, ops[2])
-                if cur.get(x) == "global" and y not in locks or cur.get(y) == "global" and x not in locks:
+                if _global_sum(cur, locks, _reg(isa, ops[1]), _reg(isa, ops[2])):
                     new = _reg(isa, ops[0])
             elif isa.name == "x86_64" and len(ops) == 2 and re.match(r"^%r", ops[1]):
-                # lea k(%base,%index,s),%rd; add %rs,%rd: a global plus what holds no lock address
+                # lea k(%base,%index,s),%rd; add %rs,%rd
                 lea = re.match(r"^(-?(?:0x)?[0-9a-f]*)\(%(\w+),%(\w+)(?:,\d)?\)$", ops[0]) \
                     if i.mnem in ("lea", "leaq") else None
                 pair = (_norm(isa, lea.group(2)), _norm(isa, lea.group(3))) if lea else \
                     (_reg(isa, ops[0]), _reg(isa, ops[1])) if i.mnem in ("add", "addq") else None
-                if pair and (cur.get(pair[0]) == "global" and pair[1] not in locks
-                             or cur.get(pair[1]) == "global" and pair[0] not in locks):
+                if pair and _global_sum(cur, locks, *pair):
                     new = _reg(isa, ops[1])
         if new:
             out[new] = "global"
@@ -429,9 +427,14 @@ def of_global(isa, i, glob, lock):
     if not b:
         return False
     if isa.name == "ppc64le" and b[1] is None and len(i.ops) >= 3:     # base + index
-        x, y = i.ops[1], i.ops[2]
-        return glob.get(x) == "global" and y not in lock or glob.get(y) == "global" and x not in lock
+        return _global_sum(glob, lock, i.ops[1], i.ops[2])
     return glob.get(b[0]) == "global"
+
+
+def _global_sum(glob, lock, x, y):
+    """Whether x + y is in one of the library's globals: one of them holds a global's address
+    (glob: global_regs' facts), the other no lock address (lock: lock_regs')."""
+    return glob.get(x) == "global" and y not in lock or glob.get(y) == "global" and x not in lock
 
 
 # ------------------------------------------------------------------ segments
@@ -675,6 +678,15 @@ def rv_consts(values):
     return {a: {r: e[1] for r, e in regs.items() if e[0] == "const"} for a, regs in values.items()}
 
 
+def _contradicts(facts, kind, x, y, eq):
+    """Whether a branch that finds expressions x and y equal (eq) or not contradicts what they
+    are or what the path's earlier branches found of them (facts: {key: eq}, which it adds to);
+    kind: what else the key holds (ppc64le: the compare's width)."""
+    if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
+        return True
+    return facts.setdefault(kind + tuple(sorted((repr(x), repr(y)))), eq) != eq
+
+
 def infeasible(isa, by, succ, path, entry=None):
     """True if no execution runs `path` (addresses, each the next's predecessor) for want of
     values: a pair of expressions branched on as equal and as unequal.  by: {addr: Insn};
@@ -706,11 +718,7 @@ def infeasible(isa, by, succ, path, entry=None):
                     x, y = val(ops[0]), ("const", 0)
                 else:
                     continue
-                eq = (path[k + 1] == br[0]) == (m in ("beq", "beqz"))
-                if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
-                    return True
-                key = tuple(sorted((repr(x), repr(y))))
-                if facts.setdefault(key, eq) != eq:
+                if _contradicts(facts, (), x, y, (path[k + 1] == br[0]) == (m in ("beq", "beqz"))):
                     return True
             continue
         regs = _rv_step(isa, i, regs, ("path", k))
@@ -755,12 +763,8 @@ def _ppc_infeasible(isa, by, succ, path):
         if br:
             field = ops[0] if len(ops) == 2 else "cr0"
             if br[1] and m in ("beq", "bne") and k + 1 < len(path) and len(set(succ[a])) == 2 and field in cr:
-                eq = (path[k + 1] == br[0]) == (m == "beq")
                 w, x, y = cr[field]
-                if x == y and not eq or x[0] == y[0] == "const" and (x == y) != eq:
-                    return True
-                key = (w,) + tuple(sorted((repr(x), repr(y))))
-                if facts.setdefault(key, eq) != eq:
+                if _contradicts(facts, (w,), x, y, (path[k + 1] == br[0]) == (m == "beq")):
                     return True
             continue
         cm = _PPC_CMP.match(m)
@@ -800,7 +804,8 @@ class Judge:
         self.free = free_regs
         self.memo = {}
         self.tests = []                 # every path judged: (site, path, end, verdict, detail)
-        self.values = rv_values(isa, insns, succ, lock_regs(isa, insns, succ))
+        self.lock = lock_regs(isa, insns, succ)
+        self.values = rv_values(isa, insns, succ, self.lock)
         self.consts = rv_consts(self.values)
 
     def path_test(self, path, end):
@@ -824,12 +829,12 @@ class Judge:
         # riscv64: the registers every path gives a constant on entry to the site start with it
         # (gcc's sub-word masks are computed before its LR/SC loop); the others start at 0
         entry = {r: v for r, v in self.consts.get(path[0], {}).items() if r in used and r != base}
-        known = dict(entry)
+        known = {r: ("const", v) for r, v in entry.items()}
         for n, i in enumerate(seq):
             want = nxt[n]
             before = known
             if isa.name == "riscv64":
-                known = rv_consts({0: _rv_step(isa, i, {r: ("const", v) for r, v in known.items()}, None)})[0]
+                known = _rv_step(isa, i, known, ("path", n))
             if HINT[isa.name].match(i.mnem):
                 continue                    # a hint: no access, no order (herd7 lacks it)
             if isa.name == "ppc64le" and i.mnem in ("mtocrf", "mtcrf") and not any(
@@ -845,7 +850,7 @@ class Judge:
                     raise NotTaken("a path that does not follow its jump")
                 continue
             new = listing.Insn(addr, i.mnem, list(i.ops), i.text, i.symbol, i.reloc, [])
-            if i.mnem == "srlw" and len(i.ops) == 3 and before.get(i.ops[2]) == 0:
+            if i.mnem == "srlw" and len(i.ops) == 3 and before.get(i.ops[2]) == ("const", 0):
                 new.mnem, new.ops = "sext.w", i.ops[:2]   # what srlw by 0 computes (herd7 lacks srlw)
             body.append(new)
             addr += 4
@@ -1021,10 +1026,10 @@ FENCE = {"aarch64": re.compile(r"^dmb$"), "riscv64": re.compile(r"^fence"),
 
 def ways_out(H, isa, insns, succ, free_regs):
     """The record's sites (lock sites and the unknown RMWs judged), ways_out, verdict and reason."""
-    lr = lock_regs(isa, insns, succ)
+    J = Judge(H, isa, insns, succ, free_regs)
+    lr = J.lock
     glob = global_regs(isa, insns, succ, lr)
     by = {i.addr: i for i in insns}
-    J = Judge(H, isa, insns, succ, free_regs)
     kind = {}
     for i in insns:
         r = is_rmw(isa, i)
