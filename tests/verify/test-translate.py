@@ -681,6 +681,22 @@ for why, after, inplace in (("set again (gcc's next lock site)", ["xor %eax,%eax
        "swap: x86, the new value's register %s: %s" % (why, "in place" if inplace else "a copy"))
 ok(x86.swap_lock_sites(["mov $1,%eax"] + XS[1:], "Lfail0", lambda: "r15")[1] == "",
    "swap refuses a cmpxchg whose expected %eax is not 0")
+# any width: gcc's 16-bit fast path (`cmpxchg %dx`) compares with %ax, a byte one with %al
+XW = ["xor %eax,%eax", "mov $1,%edx", "lock; cmpxchg (%r8),%dx", "jne L0_48", "mov (%rcx),%r11d", "ret", "L0_48:",
+      "jmp Lfail0", "Lfail0:", "ret"]
+got, n = x86.swap_lock_sites(XW, "Lfail0", None, live_out={"r11"})
+ok(n == "swap" and got[2:5] == ["xchg (%r8),%dx", "cmp %ax,%dx", "jne L0_48"],
+   "swap: x86 16-bit lock cmpxchg, its register dead: xchg in place and a 16-bit compare with %%ax (%s)" % got[2:5])
+got, n = x86.swap_lock_sites(XW, "Lfail0", lambda: "r15", live_out={"r11", "rdx"})
+ok(n == "swap" and got[2:6] == ["mov %dx,%r15w", "xchg (%r8),%r15w", "cmp %ax,%r15w", "jne L0_48"],
+   "swap: x86 16-bit lock cmpxchg, its register observed: a 16-bit copy (%s)" % got[2:6])
+got, n = x86.swap_lock_sites([ln.replace("%dx", "%dl") for ln in XW], "Lfail0", lambda: "rbx", live_out={"r11", "rdx"})
+ok(n == "swap" and got[2:5] == ["mov %dl,%bl", "xchg (%r8),%bl", "cmp %al,%bl"],
+   "swap: x86 byte lock cmpxchg: a byte copy compared with %%al (%s)" % got[2:5])
+got, n = x86.swap_lock_sites([ln.replace("%dx", "%rdx") for ln in XW], "Lfail0", None, live_out={"r11"})
+ok(n == "swap" and got[2:4] == ["xchg (%r8),%rdx", "cmp %rax,%rdx"], "swap: x86 64-bit lock cmpxchg compared with %rax")
+ok(x86.swap_lock_sites([ln.replace("%dx", "%dh") for ln in XW], "Lfail0", lambda: "r15")[1] == "",
+   "swap refuses a cmpxchg of a high byte (%dh: no part of another register names it)")
 
 
 from katomic_tools.verify.__main__ import GiveUp  # noqa: E402
@@ -1180,4 +1196,21 @@ exists (1:r11=1 /\\ 2:r11=2 /\\ 3:r11=3 /\\ 3:r10=0)
     ok(all(same) and len(same) == 7, "herd7: each test and its normal form have the same states (%s)" % same)
     ok("states" in whole and whole["states"] == swapped.get("states") == [frozenset([("x", "2")])],
        "herd7: two locked increments end with x=2, with the CAS and with the swap (%s, %s)" % (whole, swapped))
+    # the same on x86-64 with gcc's 16-bit fast path: a compare of the wrong width would let the second
+    # thread in while the lock is held (x=1)
+    def x86_incs(lines):
+        cols = [[ln.replace("Lfail0", "Lfail%d" % t).replace("L0_", "L%d_" % t) for ln in lines] for t in (0, 1)]
+        rows = ["%-26s | %-26s ;" % (cols[0][r] if r < len(cols[0]) else "", cols[1][r] if r < len(cols[1]) else "")
+                for r in range(max(map(len, cols)))]
+        return ("X86_64 kv-inc16\n{ l=0; x=0; 0:rdi=l; 0:rsi=x; 1:rdi=l; 1:rsi=x; }\n P0 | P1 ;\n" + "\n".join(rows) +
+                "\nlocations [x]\nfilter (0:r15=0 /\\ 1:r15=0)\nexists (x=2)\n")
+    inc16 = ["mov $0,%eax", "mov $1,%edx", "lock; cmpxchg (%rdi),%dx", "jne L0_40", "movl (%rsi),%ecx",
+             "add $1,%ecx", "movl %ecx,(%rsi)", "movw $0,(%rdi)", "jmp L0_50", "L0_40:", "jmp Lfail0", "Lfail0:",
+             "movq $1,%r15", "L0_50:"]
+    sw16, how = x86.swap_lock_sites(inc16, "Lfail0", None)
+    w16, s16 = H.run(x86_incs(inc16), source=False), H.run(x86_incs(sw16), source=False)
+    ok(how == "swap" and "cmp %ax,%dx" in sw16 and "states" in w16 and w16["states"] == s16.get("states") ==
+       [frozenset([("x", "2")])],
+       "herd7 x86: two increments under a 16-bit lock end with x=2, with the cmpxchg and with the swap (%s, %s)"
+       % (w16, s16))
 sys.exit(tap.summary())

@@ -1174,25 +1174,33 @@ class X86_64(Isa):
         def site(k):
             m = self._CMPXCHG.match(lines[k])
             nxt = lines[k + 1] if k + 1 < len(lines) else ""
-            if not (m and (m.group(2).endswith("d") or m.group(2).startswith("%e"))
-                    and nxt.startswith("jne ") and self._leads_to(lines, nxt[4:], fail, self._XMOVE)
-                    and self._eax_zero_before(lines, k)):
+            # any width (gcc's 16-bit fast path is `cmpxchg %dx`): the compare is %rax's part of it
+            part = self._part(m.group(2)[1:]) if m else None
+            if not (part is not None and nxt.startswith("jne ")
+                    and self._leads_to(lines, nxt[4:], fail, self._XMOVE) and self._eax_zero_before(lines, k)):
                 return None
+            expected = "%" + self._NAMES["rax"][part]
             if lean.dead_at(self, live, k + 2, m.group(2)[1:]):
                 # the new value's register is set again before anything reads it (gcc's second
                 # `mov $1,%edx`): the xchg may leave the old value there, no copy, no spare register
-                return ["xchg %s,%s" % (m.group(1), m.group(2)), "cmp %%eax,%s" % m.group(2)], 1
+                return ["xchg %s,%s" % (m.group(1), m.group(2)), "cmp %s,%s" % (expected, m.group(2))], 1
             if not reg:
                 if spare is None:
                     return None
                 try:
-                    reg.append(self._r32(spare()))
+                    reg.append(spare())
                 except NotTaken:
                     return None
-            return ["mov %s,%s" % (m.group(2), reg[0]), "xchg %s,%s" % (m.group(1), reg[0]),
-                    "cmp %%eax,%s" % reg[0]], 1
+            copy = "%" + self._NAMES[reg[0]][part]
+            return ["mov %s,%s" % (m.group(2), copy), "xchg %s,%s" % (m.group(1), copy),
+                    "cmp %s,%s" % (expected, copy)], 1
         out, n = self._rewrite_sites(lines, site)
         return out, "swap" if n else ""
+
+    def _part(self, name):
+        """0, 1, 2, 3: a general register's 64, 32, 16 or low 8 bits; None for a high byte or another name."""
+        f = self._PARTS.get(name)
+        return self._NAMES[f].index(name) if f and self._NAMES[f].index(name) < 4 else None
 
     def mov_imm(self, reg, v):
         return "movq $%d,%%%s" % (v, reg)
