@@ -681,6 +681,22 @@ for why, after, inplace in (("set again (gcc's next lock site)", ["xor %eax,%eax
        "swap: x86, the new value's register %s: %s" % (why, "in place" if inplace else "a copy"))
 ok(x86.swap_lock_sites(["mov $1,%eax"] + XS[1:], "Lfail0", lambda: "r15")[1] == "",
    "swap refuses a cmpxchg whose expected %eax is not 0")
+# aarch64 liveness: a load sets its destination, a store-exclusive its status, a swap its old value (none reads
+# it), so gcc's LL/SC fast path whose status register the next lock site's pair writes again is swapped
+A64L = isas.ISAS["aarch64"]
+ok(A64L.def_use("LDAXRH W1,[X4]") == ({"X1"}, {"X4"}) and A64L.def_use("STXRH W2,W0,[X4]") == ({"X2"}, {"X0", "X4"})
+   and A64L.def_use("SWPA W0,W1,[X19]") == ({"X1"}, {"X0", "X19"}) and A64L.def_use("LDR W0,[X1],#4")[0] == set()
+   and A64L.def_use("LDP W0,W1,[X2]")[0] == set(),
+   "aarch64 def_use: loads, store-exclusives and swaps set their destination; a write-back or a pair sets none")
+GCC2 = ["MOV W0,#1", "LDAXRH W1,[X4]", "CBNZ W1,L0_30", "STXRH W2,W0,[X4]", "CBNZ W2,Lfail0", "L0_30:", "CMP W1,#0",
+        "B.NE L0_74", "MOV W0,#1", "LDAXRH W1,[X19]", "CBNZ W1,L0_54", "STXRH W2,W0,[X19]", "CBNZ W2,Lfail0", "L0_54:",
+        "CMP W1,#0", "B.NE L0_74", "RET", "L0_74:", "B Lfail0"]
+got = A64L.swap_lock_sites(GCC2, "Lfail0")[0]
+ok(got.count("SWPA W0,W1,[X4]") == 1 and got.count("SWPA W0,W1,[X19]") == 1 and not any("XRH" in ln for ln in got),
+   "swap: gcc's two LL/SC lock sites in a row, the first one's status written again by the second (%s)" % got)
+got = A64L.swap_lock_sites(GCC2[:13] + ["MOV W3,W2"] + GCC2[13:], "Lfail0")[0]
+ok(got.count("SWPA W0,W1,[X4]") == 1 and got.count("LDAXRH W1,[X19]") == 1 and got.count("SWPA W0,W1,[X19]") == 0,
+   "swap: a status register read after the second site keeps that site a pair, not the first (%s)" % got)
 # any width: gcc's 16-bit fast path (`cmpxchg %dx`) compares with %ax, a byte one with %al
 XW = ["xor %eax,%eax", "mov $1,%edx", "lock; cmpxchg (%r8),%dx", "jne L0_48", "mov (%rcx),%r11d", "ret", "L0_48:",
       "jmp Lfail0", "Lfail0:", "ret"]

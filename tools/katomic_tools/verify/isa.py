@@ -373,6 +373,21 @@ class AArch64(Isa):
         m = self._MOVE_LINE.match(ln)
         return ("X" + m.group(2), m.group(3)) if m else None
 
+    # a load sets its destination whole (a W write clears the top half) and reads only its address;
+    # a store-exclusive sets its status register, a swap its old-value register, and neither reads it
+    _LOAD_DEF = re.compile(r"^LD(?:A?X?R|APR|UR)(?:S?[BH]|SW)? ([WX]\d+),(\[[^\]]*\])$")
+    _STX_DEF = re.compile(r"^STL?XR[BH]? (W\d+),((?:[WX]\d+|[WX]ZR),\[X\d+\])$")
+    _SWP_DEF = re.compile(r"^SWPA?L?[BH]? ((?:[WX]\d+|[WX]ZR)),([WX]\d+),(\[X\d+\])$")
+
+    def def_use(self, line):
+        m = self._LOAD_DEF.match(line) or self._STX_DEF.match(line)
+        if m:
+            return {self.reg_of(m.group(1))}, self.regs(m.group(2))
+        m = self._SWP_DEF.match(line)
+        if m:
+            return {self.reg_of(m.group(2))}, self.regs(m.group(1) + m.group(3))
+        return super().def_use(line)
+
     def mov_imm(self, reg, v):
         return "MOV %s,#%d" % (self.render_reg(reg), v)
 
