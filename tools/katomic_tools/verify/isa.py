@@ -111,6 +111,12 @@ class Isa:
         flags), or None."""
         return None
 
+    def entry_value(self, ln):
+        """(destination family, ("reg", source family) or ("imm", value)) of a line that sets a whole
+        register to a copy of another's whole value, or to a constant its initial value may state
+        as it is, and does nothing else (lean.entry_values); None for any other line."""
+        return None
+
     def regs(self, text):
         """The registers an operand text names."""
         return {self.reg_of(m.group(1)) for m in self.HERD_REG.finditer(text)}
@@ -391,6 +397,18 @@ class AArch64(Isa):
     def mov_imm(self, reg, v):
         return "MOV %s,#%d" % (self.render_reg(reg), v)
 
+    def entry_value(self, ln):
+        # a W destination is zero-extended: a copy of a W register or a negative immediate is not its value
+        m = self._MOVE_LINE.match(ln)
+        if not m:
+            return None
+        dest, src = "X" + m.group(2), m.group(3)
+        if src in ("XZR", "WZR"):
+            return dest, ("imm", 0)
+        if src.startswith("#"):
+            return (dest, ("imm", int(src[1:]))) if m.group(1) == "X" or int(src[1:]) >= 0 else None
+        return (dest, ("reg", src)) if m.group(1) == "X" and src.startswith("X") else None
+
 
 # ---------------------------------------------------------------- RISC-V
 class RiscV(Isa):
@@ -610,6 +628,16 @@ class RiscV(Isa):
                 and re.fullmatch(self._R, ops[0]) and self.reg_of(ops[0]) != "x0":
             return self.reg_of(ops[0]), ",".join(ops[1:])
         return None
+
+    def entry_value(self, ln):
+        mnem, _, rest = ln.partition(" ")
+        ops = rest.split(",")
+        if mnem not in ("mv", "li") or len(ops) != 2 or not re.fullmatch(self._R, ops[0]) \
+                or self.reg_of(ops[0]) == "x0":
+            return None
+        if mnem == "li":
+            return (self.reg_of(ops[0]), ("imm", int(ops[1]))) if re.fullmatch(r"-?\d+", ops[1]) else None
+        return (self.reg_of(ops[0]), ("reg", self.reg_of(ops[1]))) if re.fullmatch(self._R, ops[1]) else None
 
 
 # ---------------------------------------------------------------- POWER (ppc64le)
@@ -875,6 +903,12 @@ class Power(Isa):
     def move(self, ln):
         m = self._MOVE_LINE.match(ln)
         return (m.group(1), m.group(2)) if m and m.group(1) else (m.group(3), "") if m else None
+
+    def entry_value(self, ln):
+        m = self._MOVE_LINE.match(ln)
+        if not m or (m.group(1) or m.group(3)) == "r0":
+            return None
+        return (m.group(1), ("reg", m.group(2))) if m.group(1) else (m.group(3), ("imm", int(m.group(4))))
 
 
 # ---------------------------------------------------------------- x86-64
@@ -1287,6 +1321,19 @@ class X86_64(Isa):
     def move(self, ln):
         m = self._MOVE_LINE.match(ln)
         return (self.reg_of(m.group(2)), m.group(1)) if m else None
+
+    _ENTRY = re.compile(r"^mov([lq]?) (%\w+|\$-?\d+),%(\w+)$")
+
+    def entry_value(self, ln):
+        # a 32-bit destination is zero-extended: a copy of a 32-bit register or a negative immediate
+        # into one is not its value; a 64-bit copy or constant is
+        m = self._ENTRY.match(ln)
+        if not m or self._part(m.group(3)) not in (0, 1) or self.reg_of(m.group(3)) in ("rsp", "*"):
+            return None
+        wide, src = self._part(m.group(3)) == 0, m.group(2)
+        if src.startswith("$"):
+            return (self.reg_of(m.group(3)), ("imm", int(src[1:]))) if wide or int(src[1:]) >= 0 else None
+        return (self.reg_of(m.group(3)), ("reg", src[1:])) if wide and self._part(src[1:]) == 0 else None
 
 
 ISAS = {"aarch64": AArch64(), "riscv64": RiscV(), "ppc64le": Power(), "x86_64": X86_64()}

@@ -29,6 +29,40 @@ def lean(isa, lines, fail, live_out=()):
     return drop_dead_moves(isa, lines, fail, live_out)
 
 
+def entry_values(isa, lines, fail, init, live_out=()):
+    """The thread's register copies and constants at its entry as initial values: (the lines
+    without them, the thread's initial registers {family: value}).  A move at the entry, before
+    any label, branch or line that may touch a register it does not name, whose destination no
+    line kept before it names, and whose source is a constant or a register no line kept before
+    it names, sets its destination to a value known before the thread starts: the test may start
+    with it there.  The registers herd7 sees and the values they hold when each kept line runs are
+    the same; what goes is a register read and write per move with no memory effect (compilers
+    begin a function with copies of its arguments into callee-saved registers, and gcc and clang
+    order them differently: two tests that differ in that one now have one normal form).  Then the
+    initial values no line reads (not live at the entry, not observed) go too."""
+    init = dict(init)
+    touched, out, k = set(), [], 0
+    while k < len(lines):
+        ln = lines[k]
+        if ln.endswith(":") or isa.flow(ln)[0] is not None:
+            break
+        ev = isa.entry_value(ln)
+        if ev and ev[0] not in touched and (ev[1][0] == "imm" or ev[1][1] not in touched):
+            init[ev[0]] = str(ev[1][1]) if ev[1][0] == "imm" else init.get(ev[1][1], "0")
+        else:
+            named = isa.reads(ln) | isa.def_use(ln)[0] | isa.regs(ln)
+            if "*" in named:
+                break
+            touched |= named
+            out.append(ln)
+        k += 1
+    out += lines[k:]
+    live = liveness(isa, out, fail, live_out)[0][0] if out else {isa.reg_of(r) for r in live_out}
+    if "*" not in live:
+        init = {r: v for r, v in init.items() if r in live}
+    return out, init
+
+
 def drop_unreachable(isa, lines, fail):
     """The lines no path from the first reaches dropped, then the labels no kept branch names."""
     at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}

@@ -5,8 +5,8 @@ on the labels objdump's addresses gave, or on which registers the compiler
 allocated; gcc and clang, two targets of one ISA, and two C tests that
 compile alike differ in exactly these.  The normal form names the test "T",
 numbers each thread's labels in the order they appear, and renames each
-thread's registers in the order they first appear (its initial values, its
-code, then the final condition and filter) onto the ISA's RENAME_POOL
+thread's registers in the order they first appear (its code, then its
+initial values, the final condition and filter) onto the ISA's RENAME_POOL
 (isa.py), where no instruction uses a register it does not name.  It is a
 test herd7 takes like the original, and its cache key; run() renames the
 states back.  A thread with a line that may use a register unnamed
@@ -18,6 +18,7 @@ from . import translate
 
 NORMAL = True          # verify --no-normal clears it
 LABEL_DEF = re.compile(r"^\s*(\w+):\s*$")
+INIT = re.compile(r"\{([^{}]*)\}")
 COND_KEY = re.compile(r"\b(\d+):([A-Za-z_]\w*)")      # a thread's register in the initial state or a condition
 
 
@@ -38,9 +39,8 @@ def normal(isa, text):
     for k, col in enumerate(cols):
         order = []
         if all(isa.renames(ln) for ln in col if ln):
-            names = [m.group(2) for m in COND_KEY.finditer(head) if int(m.group(1)) == k]
-            names += [name_of(m) for ln in col for m in isa.HERD_REG.finditer(ln)]
-            names += [m.group(2) for m in COND_KEY.finditer(tail) if int(m.group(1)) == k]
+            names = [name_of(m) for ln in col for m in isa.HERD_REG.finditer(ln)]
+            names += [m.group(2) for m in COND_KEY.finditer(head + "\n" + tail) if int(m.group(1)) == k]
             for n in names:
                 fam = isa.family(n)
                 if fam and fam[0] not in order:
@@ -71,7 +71,10 @@ def normal(isa, text):
         return COND_KEY.sub(lambda m: "%s:%s" % (m.group(1), rename(int(m.group(1)), m.group(2)))
                             if int(m.group(1)) < len(ren) else m.group(0), s)
 
-    return "\n".join([lines[0].split()[0] + " T", cond(head)] + translate.code_table(cols) + [cond(tail)]), back
+    # the initial values in one order (herd7 reads them as a set)
+    head = INIT.sub(lambda m: "{ %s }" % " ".join(sorted(x.strip() + ";" for x in m.group(1).split(";") if x.strip())),
+                    cond(head))
+    return "\n".join([lines[0].split()[0] + " T", head] + translate.code_table(cols) + [cond(tail)]), back
 
 
 def run(H, isa, text, model=None):

@@ -176,26 +176,30 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
     funcs: {"P0": [Insn]}, out_regs: {thread: [machine register per slot]}.
     Returns (text, notes, keymap {herd state key: source key})."""
     notes = set()
-    columns, markers = [], {}
+    columns, markers, thread_init = [], {}, []
     for t in test["threads"]:
         name = "P%d" % t["id"]
         if name not in funcs:
             raise NotTaken("thread %s not found in the object" % name)
         args = isa.arg_regs[:len(t["args"])]
         reserved = set(args) | set(out_regs.get(t["id"], []))
+        if len(t["args"]) > len(isa.arg_regs):
+            raise NotTaken("more arguments than argument registers")
         lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen, args, lock_swap=lock_swap)
+        regs = {isa.reg_key(isa.arg_regs[k]): var for k, var in enumerate(t["args"])}
+        if LEAN and isa.HERD_REG is not None:
+            lines, regs = lean.entry_values(isa, lines, "Lfail%d" % t["id"], regs,
+                                            list(out_regs.get(t["id"], [])) + ([marker] if marker else []))
         columns.append(lines)
+        thread_init.append((t["id"], regs))
         if marker:
             markers[t["id"]] = marker
     init = []
     for v in test["vars"]:
         val = v["init"]
         init.append("%s=%s;" % (v["name"], val))
-    for t in test["threads"]:
-        if len(t["args"]) > len(isa.arg_regs):
-            raise NotTaken("more arguments than argument registers")
-        for k, var in enumerate(t["args"]):
-            init.append("%d:%s=%s;" % (t["id"], isa.reg_key(isa.arg_regs[k]), var))
+    for tid, regs in thread_init:
+        init += ["%d:%s=%s;" % (tid, reg, val) for reg, val in regs.items()]
     regmap, keymap = {}, {}
     for t in test["threads"]:
         for k, reg in enumerate(out_regs.get(t["id"], [])):
