@@ -17,6 +17,7 @@ import re
 from . import translate
 
 NORMAL = True          # verify --no-normal clears it
+WEBS = True            # one name per web of a register's writes and reads (else one per register)
 LABEL_DEF = re.compile(r"^\s*(\w+):\s*$")
 INIT = re.compile(r"\{([^{}]*)\}")
 COND_KEY = re.compile(r"\b(\d+):([A-Za-z_]\w*)")      # a thread's register in the initial state or a condition
@@ -35,46 +36,162 @@ def normal(isa, text):
     def name_of(m):
         return m.group(0).lstrip("%")
 
+    # per thread: each line's {family: new family}, and the initial state's and the conditions'
     ren, back = [], {}
     for k, col in enumerate(cols):
-        order = []
+        head_fams = [isa.family(m.group(2)) for m in COND_KEY.finditer(head) if int(m.group(1)) == k]
+        tail_fams = [isa.family(m.group(2)) for m in COND_KEY.finditer(tail) if int(m.group(1)) == k]
+        head_fams, tail_fams = ([f[0] for f in fams if f] for fams in (head_fams, tail_fams))
+        maps = None
         if all(isa.renames(ln) for ln in col if ln):
-            names = [name_of(m) for ln in col for m in isa.HERD_REG.finditer(ln)]
-            names += [m.group(2) for m in COND_KEY.finditer(head + "\n" + tail) if int(m.group(1)) == k]
-            for n in names:
-                fam = isa.family(n)
-                if fam and fam[0] not in order:
-                    order.append(fam[0])
-        if len(order) > len(isa.RENAME_POOL):
-            order = []
-        to = dict(zip(order, isa.RENAME_POOL))
-        ren.append(to)
-        for old, new in to.items():
+            maps = (_webs(isa, col, head_fams, tail_fams) if WEBS else None) or _first_seen(isa, col, head_fams,
+                                                                                             tail_fams)
+        if maps is None:
+            maps = ([{}] * len(col), {}, {})
+        ren.append(maps)
+        for old, new in maps[2].items():
             for part in isa.parts(old):
                 back["%d:%s" % (k, isa.spell(new, part))] = "%d:%s" % (k, isa.spell(old, part))
 
-    def rename(k, name):
+    def rename(to, name):
         fam = isa.family(name)
-        return isa.spell(ren[k][fam[0]], fam[1]) if fam and fam[0] in ren[k] else name
+        return isa.spell(to[fam[0]], fam[1]) if fam and fam[0] in to else name
 
-    def code(k, ln):
-        ln = isa.HERD_REG.sub(lambda m: m.group(0)[:m.group(0).index(name_of(m))] + rename(k, name_of(m)), ln)
+    def code(k, j, ln):
+        to = ren[k][0][j]
+        ln = isa.HERD_REG.sub(lambda m: m.group(0)[:m.group(0).index(name_of(m))] + rename(to, name_of(m)), ln)
         return re.sub(r"\b\w+\b", lambda m: labels[k].get(m.group(0), m.group(0)), ln)
 
     labels = []
     for k, col in enumerate(cols):
         defs = [m.group(1) for m in (LABEL_DEF.match(ln) for ln in col) if m]
         labels.append({old: "L%d_%d" % (k, n) for n, old in enumerate(dict.fromkeys(defs))})
-    cols = [[code(k, ln) for ln in col] for k, col in enumerate(cols)]
+    cols = [[code(k, j, ln) for j, ln in enumerate(col)] for k, col in enumerate(cols)]
 
-    def cond(s):
-        return COND_KEY.sub(lambda m: "%s:%s" % (m.group(1), rename(int(m.group(1)), m.group(2)))
+    def cond(s, which):
+        return COND_KEY.sub(lambda m: "%s:%s" % (m.group(1), rename(ren[int(m.group(1))][which], m.group(2)))
                             if int(m.group(1)) < len(ren) else m.group(0), s)
 
     # the initial values in one order (herd7 reads them as a set)
     head = INIT.sub(lambda m: "{ %s }" % " ".join(sorted(x.strip() + ";" for x in m.group(1).split(";") if x.strip())),
-                    cond(head))
-    return "\n".join([lines[0].split()[0] + " T", head] + translate.code_table(cols) + [cond(tail)]), back
+                    cond(head, 1))
+    return "\n".join([lines[0].split()[0] + " T", head] + translate.code_table(cols) + [cond(tail, 2)]), back
+
+
+def _first_seen(isa, col, head_fams, tail_fams):
+    """One name per register for the whole thread, in the order the code, then the initial state and
+    the conditions, name them; None when the pool is too small."""
+    order = []
+    for fam in [isa.family(m.group(0).lstrip("%")) for ln in col for m in isa.HERD_REG.finditer(ln)]:
+        if fam and fam[0] not in order:
+            order.append(fam[0])
+    order += [f for f in dict.fromkeys(head_fams + tail_fams) if f not in order]
+    if len(order) > len(isa.RENAME_POOL):
+        return None
+    to = dict(zip(order, isa.RENAME_POOL))
+    return [to] * len(col), to, to
+
+
+def _webs(isa, col, head_fams, tail_fams):
+    """A name per web: the writes of a register that reach a common read, with those reads.  Two
+    compilations that differ only in which register holds which value (gcc's and clang's, LSE's and
+    LL/SC's, whose status register moves the others) then meet in one form.  Over-approximated as
+    liveness is (lean.liveness): a line that names a register it does not certainly set reads it,
+    so its write joins the web of what reached it; the initial state is a write before the first
+    line, the conditions a read at every return.  None where a branch leaves the thread's labels or
+    the webs outnumber the pool."""
+    n = len(col)
+    at = {ln[:-1]: j for j, ln in enumerate(col) if ln.endswith(":")}
+    named, sets = [], []
+    for ln in col:
+        fams = [isa.family(m.group(0).lstrip("%")) for m in isa.HERD_REG.finditer(ln)]
+        named.append(list(dict.fromkeys(f[0] for f in fams if f)))
+        d = {isa.family(r) for r in isa.def_use(ln)[0]}
+        sets.append({f[0] for f in d if f})
+
+    def succ(j):
+        kind, target = isa.flow(col[j])
+        if kind == "ret":
+            return []
+        nxt = [j + 1] if kind != "jump" else []
+        if target is not None:
+            if target not in at:
+                raise KeyError(target)
+            nxt.append(at[target])
+        return nxt
+
+    parent = {}
+
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(ids):
+        ids = [find(i) for i in ids]
+        for i in ids[1:]:
+            parent[i] = ids[0]
+
+    def reach(state, fam):
+        return state.get(fam, {("entry", fam)})
+
+    try:
+        IN = {0: {}}
+        todo = [0]
+        while todo:
+            j = todo.pop()
+            out = dict(IN[j])
+            for fam in named[j]:
+                if fam in sets[j]:
+                    out[fam] = {(j, fam)}
+            for s in succ(j):
+                if s >= n:
+                    continue
+                old = IN.get(s)
+                new = {f: reach(old, f) | reach(out, f) for f in set(out) | set(old)} if old is not None else out
+                if new != old:
+                    IN[s] = new
+                    todo.append(s)
+    except KeyError:
+        return None
+    which = []                       # each line's {family: the id of its web}
+    for j in range(n):
+        state = IN.get(j, {})
+        here = {}
+        for fam in named[j]:
+            reached = reach(state, fam)
+            if fam in sets[j] and fam not in _reads(isa, col[j], fam):
+                here[fam] = (j, fam)
+            else:
+                union(list(reached) + ([(j, fam)] if fam in sets[j] else []))
+                here[fam] = next(iter(reached))
+        which.append(here)
+        kind = isa.flow(col[j])[0]
+        if kind == "ret" or (j == n - 1 and kind is None):
+            end = dict(state)
+            for fam in named[j]:
+                if fam in sets[j]:
+                    end[fam] = {(j, fam)}
+            for fam in tail_fams:
+                union(list(reach(end, fam)) + [("ret", fam)])
+    names = {}
+    order = [i for here in which for i in here.values()] + [("entry", f) for f in head_fams] + \
+        [("ret", f) for f in tail_fams]
+    for i in order:
+        r = find(i)
+        if r not in names:
+            if len(names) == len(isa.RENAME_POOL):
+                return None
+            names[r] = isa.RENAME_POOL[len(names)]
+    maps = [{fam: names[find(i)] for fam, i in here.items()} for here in which]
+    return maps, {f: names[find(("entry", f))] for f in head_fams}, {f: names[find(("ret", f))] for f in tail_fams}
+
+
+def _reads(isa, line, fam):
+    """The families a line may read, of those it names (def_use's reads)."""
+    return {f[0] for f in (isa.family(r) for r in isa.def_use(line)[1]) if f}
 
 
 def run(H, isa, text, model=None):
