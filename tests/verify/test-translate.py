@@ -747,6 +747,18 @@ r = g.run(0, tl, "never", fake, "herd7 (PPC): --lock-split never")
 ok(r.get("reason", "").endswith("not run") and calls[-1].startswith("herd7 (PPC): --lock-split always"),
    "give up: --lock-split never leaves a timed-out lock test not run, as before the split")
 os.unlink(lk.name)
+# auto: a test of 5 or more critical sections goes to the split without a whole run; 4 runs whole first
+for n_sec, whole in ((4, True), (5, False), (8, False)):
+    # thread k takes lock k/2: two sections a lock, few orders
+    body = "".join("P%d(spinlock_t *l%d, int *x) { spin_lock(l%d); WRITE_ONCE(*x, %d); spin_unlock(l%d); }\n"
+                   % (k, k // 2, k // 2, k, k // 2) for k in range(n_sec))
+    with tempfile.NamedTemporaryFile("w", suffix=".litmus", delete=False) as lk:
+        lk.write("C many\n{}\n%sexists (x=0)\n" % body)
+    rec = GiveUp(2).run(0, {"name": "many", "path": lk.name}, "auto", fake, "sections %d" % n_sec)
+    ok(calls[-1] == ("sections %d" % n_sec if whole else "split: sections %d" % n_sec) and
+       locksplit.sections(open(lk.name).read()) == n_sec,
+       "--lock-split auto: %d critical sections %s" % (n_sec, "run whole first" if whole else "go to the split at once"))
+    os.unlink(lk.name)
 
 
 # ---- the slow path's ways out (waysout.py): the lock's address, the sites, a retry

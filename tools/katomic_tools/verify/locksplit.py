@@ -43,6 +43,11 @@ NO_RMW = frozenset(("spin_lock", "spin_unlock", "READ_ONCE", "WRITE_ONCE", "smp_
 HELD = 1        # a held lock word (spinlock.h: the locked byte, 1)
 
 
+def sections(text):
+    """How many critical sections (spin_lock() calls) the test's threads have."""
+    return sum(1 for m in LOCK_CALL.finditer(text) if m.group(1) == "spin_lock")
+
+
 class NotSplit(Exception):
     """Why a test is kept whole."""
 
