@@ -1328,12 +1328,13 @@ class X86_64(Isa):
         # a 32-bit destination is zero-extended: a copy of a 32-bit register or a negative immediate
         # into one is not its value; a 64-bit copy or constant is
         m = self._ENTRY.match(ln)
-        if not m or self._part(m.group(3)) not in (0, 1) or self.reg_of(m.group(3)) in ("rsp", "*"):
+        part, dest = (self._part(m.group(3)), self.reg_of(m.group(3))) if m else (None, None)
+        if part not in (0, 1) or dest in ("rsp", "*"):
             return None
-        wide, src = self._part(m.group(3)) == 0, m.group(2)
+        src = m.group(2)
         if src.startswith("$"):
-            return (self.reg_of(m.group(3)), ("imm", int(src[1:]))) if wide or int(src[1:]) >= 0 else None
-        return (self.reg_of(m.group(3)), ("reg", src[1:])) if wide and self._part(src[1:]) == 0 else None
+            return (dest, ("imm", int(src[1:]))) if part == 0 or int(src[1:]) >= 0 else None
+        return (dest, ("reg", src[1:])) if part == 0 and self._part(src[1:]) == 0 else None
 
 
 ISAS = {"aarch64": AArch64(), "riscv64": RiscV(), "ppc64le": Power(), "x86_64": X86_64()}

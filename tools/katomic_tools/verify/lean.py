@@ -50,7 +50,7 @@ def entry_values(isa, lines, fail, init, live_out=()):
         if ev and ev[0] not in touched and (ev[1][0] == "imm" or ev[1][1] not in touched):
             init[ev[0]] = str(ev[1][1]) if ev[1][0] == "imm" else init.get(ev[1][1], "0")
         else:
-            named = isa.reads(ln) | isa.def_use(ln)[0] | isa.regs(ln)
+            named = isa.reads(ln) | isa.regs(ln)          # what it sets it names
             if "*" in named:
                 break
             touched |= named

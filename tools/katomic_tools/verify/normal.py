@@ -44,8 +44,9 @@ def normal(isa, text):
         head_fams, tail_fams = ([f[0] for f in fams if f] for fams in (head_fams, tail_fams))
         maps = None
         if all(isa.renames(ln) for ln in col if ln):
-            maps = (_webs(isa, col, head_fams, tail_fams) if WEBS else None) or _first_seen(isa, col, head_fams,
-                                                                                             tail_fams)
+            named = _named(isa, col)
+            maps = (_webs(isa, col, named, head_fams, tail_fams) if WEBS else None) or \
+                _first_seen(isa, named, head_fams, tail_fams)
         if maps is None:
             maps = ([{}] * len(col), {}, {})
         ren.append(maps)
@@ -78,21 +79,23 @@ def normal(isa, text):
     return "\n".join([lines[0].split()[0] + " T", head] + translate.code_table(cols) + [cond(tail, 2)]), back
 
 
-def _first_seen(isa, col, head_fams, tail_fams):
-    """One name per register for the whole thread, in the order the code, then the initial state and
-    the conditions, name them; None when the pool is too small."""
-    order = []
-    for fam in [isa.family(m.group(0).lstrip("%")) for ln in col for m in isa.HERD_REG.finditer(ln)]:
-        if fam and fam[0] not in order:
-            order.append(fam[0])
-    order += [f for f in dict.fromkeys(head_fams + tail_fams) if f not in order]
+def _named(isa, col):
+    """Each line's renamable register families, in the order it names them."""
+    return [list(dict.fromkeys(f[0] for f in (isa.family(m.group(0).lstrip("%")) for m in isa.HERD_REG.finditer(ln))
+                               if f)) for ln in col]
+
+
+def _first_seen(isa, named, head_fams, tail_fams):
+    """One name per register for the whole thread, in the order the code (named: _named's), then the
+    initial state and the conditions, name them; None when the pool is too small."""
+    order = list(dict.fromkeys([fam for fams in named for fam in fams] + head_fams + tail_fams))
     if len(order) > len(isa.RENAME_POOL):
         return None
     to = dict(zip(order, isa.RENAME_POOL))
-    return [to] * len(col), to, to
+    return [to] * len(named), to, to
 
 
-def _webs(isa, col, head_fams, tail_fams):
+def _webs(isa, col, named, head_fams, tail_fams):
     """A name per web: the writes of a register that reach a common read, with those reads.  Two
     compilations that differ only in which register holds which value (gcc's and clang's, LSE's and
     LL/SC's, whose status register moves the others) then meet in one form.  Over-approximated as
@@ -102,12 +105,11 @@ def _webs(isa, col, head_fams, tail_fams):
     the webs outnumber the pool."""
     n = len(col)
     at = {ln[:-1]: j for j, ln in enumerate(col) if ln.endswith(":")}
-    named, sets = [], []
-    for ln in col:
-        fams = [isa.family(m.group(0).lstrip("%")) for m in isa.HERD_REG.finditer(ln)]
-        named.append(list(dict.fromkeys(f[0] for f in fams if f)))
-        d = {isa.family(r) for r in isa.def_use(ln)[0]}
-        sets.append({f[0] for f in d if f})
+    sets, reads = [], []                 # each line's families it certainly sets, and may read, of those it names
+    for ln, fams in zip(col, named):
+        d, u = ({f[0] for f in map(isa.family, regs) if f} & set(fams) for regs in isa.def_use(ln))
+        sets.append(d)
+        reads.append(u)
 
     def succ(j):
         kind, target = isa.flow(col[j])
@@ -137,15 +139,15 @@ def _webs(isa, col, head_fams, tail_fams):
     def reach(state, fam):
         return state.get(fam, {("entry", fam)})
 
+    def after(j, state):
+        return {**state, **{fam: {(j, fam)} for fam in sets[j]}}
+
     try:
         IN = {0: {}}
         todo = [0]
         while todo:
             j = todo.pop()
-            out = dict(IN[j])
-            for fam in named[j]:
-                if fam in sets[j]:
-                    out[fam] = {(j, fam)}
+            out = after(j, IN[j])
             for s in succ(j):
                 if s >= n:
                     continue
@@ -162,7 +164,7 @@ def _webs(isa, col, head_fams, tail_fams):
         here = {}
         for fam in named[j]:
             reached = reach(state, fam)
-            if fam in sets[j] and fam not in _reads(isa, col[j], fam):
+            if fam in sets[j] and fam not in reads[j]:
                 here[fam] = (j, fam)
             else:
                 union(list(reached) + ([(j, fam)] if fam in sets[j] else []))
@@ -170,10 +172,7 @@ def _webs(isa, col, head_fams, tail_fams):
         which.append(here)
         kind = isa.flow(col[j])[0]
         if kind == "ret" or (j == n - 1 and kind is None):
-            end = dict(state)
-            for fam in named[j]:
-                if fam in sets[j]:
-                    end[fam] = {(j, fam)}
+            end = after(j, state)
             for fam in tail_fams:
                 union(list(reach(end, fam)) + [("ret", fam)])
     names = {}
@@ -187,11 +186,6 @@ def _webs(isa, col, head_fams, tail_fams):
             names[r] = isa.RENAME_POOL[len(names)]
     maps = [{fam: names[find(i)] for fam, i in here.items()} for here in which]
     return maps, {f: names[find(("entry", f))] for f in head_fams}, {f: names[find(("ret", f))] for f in tail_fams}
-
-
-def _reads(isa, line, fam):
-    """The families a line may read, of those it names (def_use's reads)."""
-    return {f[0] for f in (isa.family(r) for r in isa.def_use(line)[1]) if f}
 
 
 def run(H, isa, text, model=None):

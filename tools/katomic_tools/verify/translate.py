@@ -83,7 +83,7 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
     targets = set()
     fail = False
     kinds = {}
-    fail_label = "Lfail%d" % tid
+    fail_label = fail_label_of(tid)
     for i in insns:
         if isa.is_call(i):
             sym = i.symbol or "?"
@@ -167,6 +167,11 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
     return out, (marker if fail else None)
 
 
+def fail_label_of(tid):
+    """The label of thread tid's FAIL exit (thread() appends it)."""
+    return "Lfail%d" % tid
+
+
 def _subst_regs(text, regmap):
     return re.sub(r"%(\d+):(\d+)%", lambda m: regmap[(int(m.group(1)), int(m.group(2)))], text)
 
@@ -188,7 +193,7 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
         lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen, args, lock_swap=lock_swap)
         regs = {isa.reg_key(isa.arg_regs[k]): var for k, var in enumerate(t["args"])}
         if LEAN and isa.HERD_REG is not None:
-            lines, regs = lean.entry_values(isa, lines, "Lfail%d" % t["id"], regs,
+            lines, regs = lean.entry_values(isa, lines, fail_label_of(t["id"]), regs,
                                             list(out_regs.get(t["id"], [])) + ([marker] if marker else []))
         columns.append(lines)
         thread_init.append((t["id"], regs))
