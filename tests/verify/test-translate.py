@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from katomic_tools.common.tap import Tap  # noqa: E402
 from katomic_tools.common import herd  # noqa: E402
-from katomic_tools.verify import isa as isas, lean, listing, normal, translate  # noqa: E402
+from katomic_tools.verify import firstlock, isa as isas, lean, listing, normal, translate  # noqa: E402
 
 tap = Tap()
 ok = tap.check
@@ -1024,6 +1024,56 @@ ok(got == ["li r0,5", "stw r10,0(r31)", "stw r0,0(r31)", "blr"] and ini == {"r31
    "entry values: ppc64le mr and li (not r0) (%s %s)" % (got, ini))
 
 
+# ---- firstlock: the branches of a lock fl_site whose lock the order gives to its section first
+FAIL_A64 = ["RET", "L0_68:", "B Lfail0", "Lfail0:", "MOV X28,#1", "RET"]
+fl_site = ["SWPA W1,W0,[X4]", "CBNZ W0,L0_68", "MOV W0,#1", "STR W0,[X3]", "STLR WZR,[X5]"]
+got = firstlock.decided(A64E, fl_site + FAIL_A64, {"X4": "l_o1", "X3": "x", "X5": "l_o2", "X1": "1"}, {"l_o1"})
+ok("CBNZ W0,L0_68" not in got and got[:1] == fl_site[:1] and len(got) == len(fl_site) + len(FAIL_A64) - 1,
+   "first lock: aarch64 swap on a first location, its CBNZ to FAIL dropped (%s)" % got)
+got = firstlock.decided(A64E, fl_site + FAIL_A64, {"X4": "l_o2", "X3": "x", "X5": "l_o3"}, {"l_o1"})
+ok(got == fl_site + FAIL_A64, "first lock: a second section's site keeps its branch (its lock starts held)")
+fl_two = ["SWPA W1,W0,[X4]", "CBNZ W0,L0_68", "SWPA W1,W0,[X4]", "CMP W0,#0", "B.NE L0_68", "CBZ W0,L0_70", "L0_70:"]
+got = firstlock.decided(A64E, fl_two + FAIL_A64, {"X4": "l_o1"}, {"l_o1"})
+ok(got[:6] == ["SWPA W1,W0,[X4]", "SWPA W1,W0,[X4]", "CMP W0,#0", "B.NE L0_68", "CBZ W0,L0_70", "L0_70:"],
+   "first lock: only the first access of a first location reads 0: a second swap's tests kept (%s)" % got[:6])
+got = firstlock.decided(A64E, ["SWPA W1,W0,[X4]", "CBZ W0,L0_70", "B Lfail0", "L0_70:", "RET", "Lfail0:", "RET"],
+                        {"X4": "l_o1"}, {"l_o1"})
+ok(got[:3] == ["SWPA W1,W0,[X4]", "B L0_70", "B Lfail0"], "first lock: a branch always taken is a jump (%s)" % got[:3])
+fl_ppc_site = ["lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)", "isync", "li r9,1", "stw r9,0(r6)",
+            "lwsync", "li r9,0", "stw r9,0(r8)", "blr", "L0_90:", "b Lfail0", "Lfail0:", "li r30,1", "blr"]
+got = firstlock.decided(PPCE, fl_ppc_site, {"r7": "l_o1", "r6": "x", "r8": "l_o2", "r10": "1"}, {"l_o1"})
+ok("bne L0_90" not in got and "cmpwi r9,0" in got and len(got) == len(fl_ppc_site) - 1,
+   "first lock: ppc64le plain site on a first location, its bne dropped, the compare kept (%s)" % got[:4])
+got = firstlock.decided(PPCE, ["li r7,0"] + fl_ppc_site, {"r7": "l_o1", "r6": "x", "r8": "l_o2"}, {"l_o1"})
+ok("bne L0_90" in got, "first lock: ppc64le base register set again before the site: kept")
+fl_x86_site = ["xchg (%r8),%dx", "cmp %ax,%dx", "jne L0_50", "movl $1,(%rcx)", "movb $0,(%r9)", "ret", "L0_50:",
+            "jmp Lfail0", "Lfail0:", "movq $1,%r15", "ret"]
+got = firstlock.decided(X86E, fl_x86_site, {"r8": "l_o1", "rax": "0", "rdx": "1", "rcx": "x", "r9": "l_o2"}, {"l_o1"})
+ok("jne L0_50" not in got and len(got) == len(fl_x86_site) - 1,
+   "first lock: x86-64 16-bit swap against %%ax = 0, its jne dropped (%s)" % got[:3])
+got = firstlock.decided(X86E, fl_x86_site, {"r8": "l_o1", "rdx": "1", "rcx": "x", "r9": "l_o2"}, {"l_o1"})
+ok("jne L0_50" in got, "first lock: x86-64 compared with a register of no known value: kept")
+got = firstlock.decided(X86E, ["mov $0x10000,%eax"] + fl_x86_site, {"r8": "l_o1", "rcx": "x", "r9": "l_o2"}, {"l_o1"})
+ok("jne L0_50" not in got, "first lock: x86-64 16-bit compare sees %%ax of 0x10000 as 0 (%s)" % got[:4])
+got = firstlock.decided(X86E, ["mov $0x1,%eax"] + fl_x86_site, {"r8": "l_o1", "rcx": "x", "r9": "l_o2"}, {"l_o1"})
+ok(got[:4] == ["mov $0x1,%eax", "xchg (%r8),%dx", "cmp %ax,%dx", "jmp L0_50"],
+   "first lock: x86-64 a compare that differs is always taken (%s)" % got[:4])
+# gcc's riscv64 layout: the second fl_site after a label only a later jump reaches, its base a copy
+fl_rv = ["lw x12,0(x15)", "and x6,x12,x11", "bne x6,x10,Lfail0", "sw x17,0(x15)", "j L0_10c", "L0_7c:",
+      "mv x11,x18", "li x16,65535", "li x17,0", "lw x13,0(x11)", "and x6,x13,x16", "bne x6,x17,Lfail0",
+      "sw x15,0(x11)", "ret", "L0_10c:", "j L0_7c", "Lfail0:", "li x27,1", "ret"]
+got = firstlock.decided(RVE, fl_rv, {"x15": "l_o2", "x18": "m_o1", "x11": "65535", "x10": "0", "x17": "1"}, {"l_o1", "m_o1"})
+ok(got.count("bne x6,x10,Lfail0") == 1 and "bne x6,x17,Lfail0" not in got,
+   "first lock: riscv64 masked site through a copy, after a label a later jump reaches: dropped; the "
+   "second-section site kept (%s)" % [ln for ln in got if ln.startswith("b")])
+fl_loop = ["L0_0:", "lw x12,0(x15)", "bne x12,zero,L0_0", "sw x17,0(x15)", "ret", "Lfail0:", "ret"]
+got = firstlock.decided(RVE, fl_loop, {"x15": "l_o1", "x17": "1"}, {"l_o1"})
+ok(got == fl_loop, "first lock: a read in a loop is not the first access on every way there: kept")
+fl_join = ["beq x9,zero,L0_8", "mv x15,x20", "L0_8:", "lw x12,0(x15)", "bne x12,zero,Lfail0", "ret", "Lfail0:", "ret"]
+got = firstlock.decided(RVE, fl_join, {"x15": "l_o1", "x20": "y"}, {"l_o1"})
+ok(got == fl_join, "first lock: a base the ways to the site disagree on: kept")
+
+
 # ---- the normal form (normal.py): names herd7 does not read, renamed; nothing else
 def table(arch, name, init, cols, tail):
     rows = ["%-22s | %-22s ;" % (cols[0][r] if r < len(cols[0]) else "", cols[1][r] if r < len(cols[1]) else "")
@@ -1310,4 +1360,22 @@ exists (1:r11=1 /\\ 2:r11=2 /\\ 3:r11=3 /\\ 3:r10=0)
        [frozenset([("x", "2")])],
        "herd7 x86: two increments under a 16-bit lock end with x=2, with the cmpxchg and with the swap (%s, %s)"
        % (w16, s16))
+    # one order of the split: P0 takes l_o1 (free) first and frees l_o2 for P1; firstlock drops P0's test
+    order = [ln.replace("movw $0,(%rdi)", "movw $0,(%r9)") for ln in sw16]
+    p0 = firstlock.decided(x86, order, {"rdi": "l_o1", "r9": "l_o2", "rsi": "x"}, {"l_o1"})
+
+    def x86_order(c0, c1):
+        cols = [c0, [ln.replace("Lfail0", "Lfail1").replace("L0_", "L1_") for ln in c1]]
+        rows = ["%-26s | %-26s ;" % (cols[0][r] if r < len(cols[0]) else "", cols[1][r] if r < len(cols[1]) else "")
+                for r in range(max(map(len, cols)))]
+        return ("X86_64 kv-order\n{ l_o1=0; l_o2=1; l_o3=1; x=0; 0:rdi=l_o1; 0:r9=l_o2; 0:rsi=x; 1:rdi=l_o2; "
+                "1:r9=l_o3; 1:rsi=x; }\n P0 | P1 ;\n" + "\n".join(rows) +
+                "\nlocations [x; 1:rcx]\nfilter (0:r15=0 /\\ 1:r15=0)\nexists (x=2)\n")
+    kept, dropped = H.run(x86_order(order, order), source=False), H.run(x86_order(p0, order), source=False)
+    ok(len(p0) == len(order) - 1 and "states" in kept and kept["states"] == dropped.get("states") ==
+       [frozenset([("x", "2"), ("1:rcx", "2")])],
+       "herd7 x86: one split order, P0's first-section test dropped, the same states (%s, %s)" % (kept, dropped))
+    wrong = H.run(x86_order(order, [ln for ln in order if not ln.startswith("jne")]), source=False)
+    ok("states" in wrong and frozenset([("x", "1"), ("1:rcx", "1")]) in wrong["states"],
+       "herd7 x86: the second section's test dropped instead lets P1 in before the unlock (x=1): %s" % wrong.get("states"))
 sys.exit(tap.summary())

@@ -238,10 +238,12 @@ def _generic(text, names, calls_of):
 
 def order_test(test, where, init):
     """tests.json's record of the generic test as one order: its lock parameters point at the
-    order's locations, which are the test's variables with their initial values."""
+    order's locations, which are the test's variables with their initial values; "lock_first":
+    each lock's first location, which only its first section's spin_lock names (firstlock.py)."""
     t = dict(test)
     t["vars"] = [v for v in test["vars"] if v["name"] not in where]
     lock = next(v for v in test["vars"] if v["name"] in where)
     t["vars"] += [dict(lock, name=loc, init=val) for loc, val in sorted(init.items())]
     t["threads"] = [dict(th, args=[where.get(a, a) for a in th["args"]]) for th in test["threads"]]
+    t["lock_first"] = sorted(loc for loc in init if loc.endswith("_o1"))
     return t

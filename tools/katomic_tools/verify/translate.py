@@ -24,7 +24,7 @@ Per thread (a function P<n> of the compiled unit):
 import dataclasses
 import re
 
-from . import doomed, lean
+from . import doomed, firstlock, lean
 from .isa import NotTaken
 from .listing import Insn
 
@@ -195,6 +195,13 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
         if LEAN and isa.HERD_REG is not None:
             lines, regs = lean.entry_values(isa, lines, fail_label_of(t["id"]), regs,
                                             list(out_regs.get(t["id"], [])) + ([marker] if marker else []))
+            if test.get("lock_first"):
+                kept = firstlock.decided(isa, lines, regs, set(test["lock_first"]))
+                if kept != lines:
+                    lines = lean.drop_unreachable(isa, kept, None)
+                    notes.add("the lock-order split: a first section's lock site cannot fail (its lock starts "
+                              "free and no other section names it), its branches on the value read decided "
+                              "(firstlock.py)")
         columns.append(lines)
         thread_init.append((t["id"], regs))
         if marker:
