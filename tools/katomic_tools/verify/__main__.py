@@ -482,7 +482,7 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         return {"reason": str(e)}
     funcs = listing.parse(dis)
     out_regs = {th["id"]: units.out_regs(isa, len(th["args"]), len(th["observed"])) for th in t["threads"]}
-    runs, notes, widen = [], set(), False
+    runs, notes, widen, memo = [], set(), False, {}
     for n, (where, init) in enumerate(orders or [(None, None)]):
         tn = locksplit.order_test(t, where, init) if orders else t
         # herd7's mixed-size mode is minutes per test: where it refuses the test, sub-word accesses
@@ -491,7 +491,7 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         for widen in (True,) if widen else (False, True):
             try:
                 text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=widen,
-                                                        lock_swap=orders and swap)
+                                                        lock_swap=orders and swap, memo=memo)
             except isas.NotTaken as e:
                 return {"reason": str(e), "listing": _listing(funcs)}
             res = normal.run(H, isa, text)

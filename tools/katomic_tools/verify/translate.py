@@ -176,9 +176,11 @@ def _subst_regs(text, regmap):
     return re.sub(r"%(\d+):(\d+)%", lambda m: regmap[(int(m.group(1)), int(m.group(2)))], text)
 
 
-def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
+def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False, memo=None):
     """The herd7 test text of compiled test `test` (tests.json's record),
     funcs: {"P0": [Insn]}, out_regs: {thread: [machine register per slot]}.
+    memo: a dict kept across calls on the same funcs and out_regs (the split's orders, which
+    differ only in the locations their arguments point at): each thread is translated once.
     Returns (text, notes, keymap {herd state key: source key})."""
     notes = set()
     columns, markers, thread_init = [], {}, []
@@ -190,7 +192,17 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False):
         reserved = set(args) | set(out_regs.get(t["id"], []))
         if len(t["args"]) > len(isa.arg_regs):
             raise NotTaken("more arguments than argument registers")
-        lines, marker = thread(isa, funcs[name], notes, t["id"], reserved, widen, args, lock_swap=lock_swap)
+        key = (name, widen, lock_swap, args, tuple(sorted(reserved)))
+        if memo is None or key not in memo:
+            own = set()
+            got = thread(isa, funcs[name], own, t["id"], reserved, widen, args, lock_swap=lock_swap)
+            if memo is not None:
+                memo[key] = got + (own,)
+        else:
+            got = memo[key][:2]
+            own = memo[key][2]
+        lines, marker = got[0], got[1]
+        notes |= own
         regs = {isa.reg_key(isa.arg_regs[k]): var for k, var in enumerate(t["args"])}
         if LEAN and isa.HERD_REG is not None:
             lines, regs = lean.entry_values(isa, lines, fail_label_of(t["id"]), regs,
