@@ -26,6 +26,8 @@ around it would access it again first).
 """
 import re
 
+from .listing import Insn
+
 W64 = (1 << 64) - 1
 
 
@@ -44,16 +46,15 @@ def decided(isa, lines, init, first):
     while work:
         k = work.pop()
         facts, accessed = states[k]
-        kind, target = isa.flow(lines[k]) if not lines[k].endswith(":") else (None, None)
+        kind, target = _flow(isa, lines[k])
         if target is not None and target not in at:
             return lines                            # a way out we cannot follow
         succ = []
         if kind in ("jump", "cond"):
             succ.append((at[target], facts, accessed))
-        if kind is None:
+        if kind is None and not lines[k].endswith(":"):
             facts, seen = dict(facts), set(accessed)
-            if not lines[k].endswith(":"):
-                step.step(isa, lines[k], facts, seen)
+            step.step(isa, lines[k], facts, seen)
             accessed = frozenset(seen)
         if kind in (None, "cond") and k + 1 < len(lines):
             succ.append((k + 1, facts, accessed))
@@ -65,12 +66,16 @@ def decided(isa, lines, init, first):
                 work.append(j)
     out = []
     for k, ln in enumerate(lines):
-        kind, target = isa.flow(ln) if not ln.endswith(":") else (None, None)
+        kind, target = _flow(isa, ln)
         taken = step.decide(isa, ln, states[k][0]) if kind == "cond" and states[k] is not None else None
         if taken is False:
             continue                                # never taken
-        out.append("%s %s" % (isa.jump.upper() if isa.name == "aarch64" else isa.jump, target) if taken else ln)
+        out.extend(isa.render(Insn(0, isa.jump, ["0x0"], ""), lambda a: target) if taken else [ln])
     return out
+
+
+def _flow(isa, ln):
+    return isa.flow(ln) if not ln.endswith(":") else (None, None)
 
 
 def _int(v):
@@ -247,8 +252,13 @@ class _PPC(_Step):
     CMPI = re.compile(r"^cmp(l?)([wd])i (?:(cr\d),)?(r\d+),(-?\d+)$")
     CMP = re.compile(r"^cmp(l?)([wd]) (?:(cr\d),)?(r\d+),(r\d+)$")
 
-    def _base(self, ra, rb):
-        return rb if ra == "r0" else None          # an indexed access is followed only with no index
+    def _indexed(self, cur, seen, ra, rb):
+        """The base of an indexed access, followed only with no index (ra r0); None for any other,
+        which may be an access to any location a register holds."""
+        if ra == "r0":
+            return rb
+        self.unknown_access(cur, seen)
+        return None
 
     def step(self, isa, ln, cur, seen):
         m = self.LOAD.match(ln)
@@ -257,21 +267,23 @@ class _PPC(_Step):
             return
         m = self.LOADX.match(ln)
         if m:
-            base = self._base(m.group(2), m.group(3))
+            base = self._indexed(cur, seen, m.group(2), m.group(3))
             if base:
                 self.load(cur, seen, m.group(1), base)
             else:
-                self.unknown_access(cur, seen)
                 cur.pop(m.group(1), None)
             return
-        m = self.STORE.match(ln) or self.STOREX.match(ln)
+        m = self.STORE.match(ln)
         if m:
-            if m.re is self.STORE or self._base(m.group(1), m.group(2)):
-                self.store(cur, seen, m.group(1) if m.re is self.STORE else m.group(2))
-            else:
-                self.unknown_access(cur, seen)
-            if m.re is self.STOREX and ln.startswith("st") and "cx." in ln:
-                cur.pop("cr0", None)
+            self.store(cur, seen, m.group(1))
+            return
+        m = self.STOREX.match(ln)
+        if m:
+            base = self._indexed(cur, seen, m.group(1), m.group(2))
+            if base:
+                self.store(cur, seen, base)
+            if "cx." in ln:
+                cur.pop("cr0", None)                # a store-conditional sets cr0
             return
         m = self.CMPI.match(ln) or self.CMP.match(ln)
         if m:

@@ -193,15 +193,13 @@ def litmus(isa, test, funcs, out_regs, widen=False, lock_swap=False, memo=None):
         if len(t["args"]) > len(isa.arg_regs):
             raise NotTaken("more arguments than argument registers")
         key = (name, widen, lock_swap, args, tuple(sorted(reserved)))
-        if memo is None or key not in memo:
-            own = set()
-            got = thread(isa, funcs[name], own, t["id"], reserved, widen, args, lock_swap=lock_swap)
-            if memo is not None:
-                memo[key] = got + (own,)
+        if memo is not None and key in memo:
+            lines, marker, own = memo[key]
         else:
-            got = memo[key][:2]
-            own = memo[key][2]
-        lines, marker = got[0], got[1]
+            own = set()
+            lines, marker = thread(isa, funcs[name], own, t["id"], reserved, widen, args, lock_swap=lock_swap)
+            if memo is not None:
+                memo[key] = lines, marker, own
         notes |= own
         regs = {isa.reg_key(isa.arg_regs[k]): var for k, var in enumerate(t["args"])}
         if LEAN and isa.HERD_REG is not None:
