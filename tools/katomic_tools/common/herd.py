@@ -12,7 +12,7 @@ import tarfile
 import threading
 import time
 
-from ..common import paths
+from ..common import herdbatch, paths
 
 HERD_VERSION_MIN = (7, 56)
 # Where the LKMM comes from when --lkmm is not given: the first of these found.
@@ -142,13 +142,22 @@ def clean_message(msg):
 
 
 class Herd:
-    def __init__(self, herd, libdir, lkmm, cache, unroll=2, timeout=120):
+    def __init__(self, herd, libdir, lkmm, cache, unroll=2, timeout=120, slots=0):
+        """slots: that many herd7 processes at once, each taking a batch of the tests the callers'
+        threads wait for (herdbatch.py); 0: one process per test, in the caller's thread."""
         self.herd, self.libdir, self.lkmm, self.unroll, self.timeout = herd, libdir, lkmm, unroll, timeout
         self.cache = os.path.join(cache, "herd")
         os.makedirs(self.cache, exist_ok=True)
         self.key = hashlib.sha256(("%s %s %s" % (version(herd), _tree_hash(lkmm, (".cat", ".bell", ".def", ".cfg")),
                                                  _tree_hash(libdir, ".cat") if libdir else "-")).encode()).hexdigest()[:16]
-        self.runs = self.hits = 0
+        self.runs = self.hits = self.alone = 0
+        self.lock = threading.Lock()
+        self.batcher = herdbatch.Batcher(self, slots) if slots else None
+
+    @property
+    def processes(self):
+        """herd7 processes started: one per test run unless batched."""
+        return (self.batcher.processes if self.batcher else 0) + self.alone
 
     # An architecture's test is run with herd7's early pruning of candidates, which only rejects sooner
     # what the model rejects anyway (a compiled three-thread lock test: 25 s -> 0.6 s): -optace true, a
@@ -158,12 +167,12 @@ class Herd:
     def _arch_opts(self):
         return ["-variant", "telechat,OptRfRMW", "-optace", "true", "-unroll", str(self.unroll)]
 
-    def _cmd(self, path, source, model=None):
+    def cmd(self, paths, source, model=None):
         cmd = [self.herd]
         if self.libdir:
             cmd += ["-set-libdir", self.libdir]
         cmd += ["-conf", "linux-kernel.cfg"] if source else self._arch_opts()
-        return cmd + (["-model", model] if model else []) + [path]
+        return cmd + (["-model", model] if model else []) + list(paths)
 
     def model_file(self, base, extra, title):
         """A .cat of herd7's model file `base` (read from its libdir now) with `extra` axioms added,
@@ -184,29 +193,67 @@ class Herd:
         """States of a test: {"states": [frozenset of (key, value)], "flags": [...], "observation": ...}
         or {"error": msg}.  want_observation: a cached result from before herd7's Observation line was
         kept is run again.  model: a .cat file (model_file()) in place of the architecture's."""
-        # The time limit is not part of the key (the "/300" is the form keys had when it was, kept so
-        # those results stay valid): a result is the same whatever the limit; a time-out is run again
-        # only under a longer limit.
-        h = hashlib.sha256((self.key + ("S%d/300" % self.unroll if source else " ".join(self._arch_opts()))
-                            + ("M" + os.path.basename(model) if model else "") + text).encode()).hexdigest()
-        cpath = os.path.join(self.cache, h[:2], h + ".json")
-        if os.path.isfile(cpath):
-            with open(cpath) as f:
-                res = _thaw(json.load(f))
-            m = TIMED_OUT.match(res.get("error", ""))
-            limit = int(m.group(1)) if m else 0
-            if not ((want_observation and "states" in res and "observation" not in res) or limit and limit < self.timeout):
-                self.hits += 1
-                return _cleaned(res)     # cached before messages were cleaned
-        os.makedirs(os.path.dirname(cpath), exist_ok=True)
+        return self.run_many([text], source, want_observation, model)[0]
+
+    def run_many(self, texts, source, want_observation=False, model=None):
+        """run() on each text, their results in order: those not cached in one batch when batched."""
+        out, miss = [None] * len(texts), []
+        for i, text in enumerate(texts):
+            # The time limit is not part of the key (the "/300" is the form keys had when it was, kept so
+            # those results stay valid): a result is the same whatever the limit; a time-out is run again
+            # only under a longer limit.
+            h = hashlib.sha256((self.key + ("S%d/300" % self.unroll if source else " ".join(self._arch_opts()))
+                                + ("M" + os.path.basename(model) if model else "") + text).encode()).hexdigest()
+            out[i] = self._cached(h, want_observation)
+            if out[i] is None:
+                miss.append((i, h, text))
+        if miss:
+            if self.batcher:
+                got = self.batcher.run([(h, text) for _, h, text in miss], source, model)
+            else:
+                got = [self.run_one(h, text, source, model) for _, h, text in miss]
+            for (i, _, _), res in zip(miss, got):
+                out[i] = res
+        return out
+
+    def _path(self, h):
+        return os.path.join(self.cache, h[:2], h + ".json")
+
+    def _cached(self, h, want_observation):
+        cpath = self._path(h)
+        if not os.path.isfile(cpath):
+            return None
+        with open(cpath) as f:
+            res = _thaw(json.load(f))
+        m = TIMED_OUT.match(res.get("error", ""))
+        limit = int(m.group(1)) if m else 0
+        if (want_observation and "states" in res and "observation" not in res) or limit and limit < self.timeout:
+            return None
+        with self.lock:
+            self.hits += 1
+        return _cleaned(res)     # cached before messages were cleaned
+
+    def count(self, n):
+        with self.lock:
+            self.runs += n
+
+    @staticmethod
+    def parse(out, err):
+        return parse_output(out, err)
+
+    def run_one(self, h, text, source, model=None):
+        """herd7 on one test in a process of its own, its result cached under h."""
+        os.makedirs(os.path.dirname(self._path(h)), exist_ok=True)
         # its own name: two threads (or two runs sharing the cache) may run one test at once
         tpath = os.path.join(self.cache, h[:2], "%s-%d-%d.litmus" % (h[:16], os.getpid(), threading.get_ident()))
         with open(tpath, "w") as f:
             f.write(text)
-        self.runs += 1
+        self.count(1)
+        with self.lock:
+            self.alone += 1
         t0 = time.time()
         try:
-            p = subprocess.run(self._cmd(tpath, source, model), capture_output=True, text=True, timeout=self.timeout,
+            p = subprocess.run(self.cmd([tpath], source, model), capture_output=True, text=True, timeout=self.timeout,
                                cwd=self.lkmm if source else None)
             res = parse_output(p.stdout, p.stderr)
             if res.get("error") == "herd7 printed no states" and p.returncode:
@@ -219,7 +266,12 @@ class Herd:
             os.unlink(tpath)
         except OSError:
             pass
-        # a time-out is cached too (its message holds the limit): free until a longer limit is asked
+        return self.store(h, res)
+
+    def store(self, h, res):
+        """res cached under h (a time-out too: its message holds the limit, free until a longer limit is asked)."""
+        cpath = self._path(h)
+        os.makedirs(os.path.dirname(cpath), exist_ok=True)
         tmp = "%s.%d.%d.tmp" % (cpath, os.getpid(), threading.get_ident())
         with open(tmp, "w") as f:
             json.dump(_freeze(res), f)

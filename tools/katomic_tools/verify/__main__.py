@@ -144,14 +144,17 @@ def main(argv=None):
         tests = json.load(f)
     for t in tests:
         t["_dir"] = work
-    H = herdmod.Herd(herd7, libdir, lkmm, herdmod.cache_dir(), unroll=a.unroll, timeout=a.herd_timeout)
+    H = herdmod.Herd(herd7, libdir, lkmm, herdmod.cache_dir(), unroll=a.unroll, timeout=a.herd_timeout,
+                     slots=max(1, a.jobs))
     K = knownmod.Known(H)
     print("katomic verify: %d tests; herd7 %s (%s); LKMM %s; %s" % (
         len(tests), herdmod.version(herd7), herd7, lkmm, "mutation " + a.mutate if a.mutate else "no mutation"),
         file=out)
 
     # 1. the source verdicts
-    pool = concurrent.futures.ThreadPoolExecutor(max(1, a.jobs))
+    # more threads than herd7 processes: while they wait for herd7, others translate and queue the
+    # next tests, so each herd7 process gets a batch (herdbatch.py)
+    pool = concurrent.futures.ThreadPoolExecutor(4 * max(1, a.jobs))
     src = {}
     futs = {}
     for k, t in enumerate(tests):
@@ -482,21 +485,37 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         return {"reason": str(e)}
     funcs = listing.parse(dis)
     out_regs = {th["id"]: units.out_regs(isa, len(th["args"]), len(th["observed"])) for th in t["threads"]}
-    runs, notes, widen, memo = [], set(), False, {}
-    for n, (where, init) in enumerate(orders or [(None, None)]):
-        tn = locksplit.order_test(t, where, init) if orders else t
-        # herd7's mixed-size mode is minutes per test: where it refuses the test, sub-word accesses
-        # at their 32-bit width instead, exact while no store puts a non-zero byte above the
-        # sub-word (docs/verify.md); once for the split's next orders too (the same code)
-        for widen in (True,) if widen else (False, True):
+    todo = [locksplit.order_test(t, where, init) for where, init in orders] if orders else [t]
+    memo = {}
+
+    def attempt(tests, widen):
+        """Each test translated and run (herd7 on them at once), up to the first the translator does
+        not take: [(text, notes, keymap, result)], that one's NotTaken last."""
+        got = []
+        for tn in tests:
             try:
-                text, tnotes, keymap = translate.litmus(isa, tn, funcs, out_regs, widen=widen,
-                                                        lock_swap=orders and swap, memo=memo)
+                got.append(translate.litmus(isa, tn, funcs, out_regs, widen=widen, lock_swap=orders and swap, memo=memo))
             except isas.NotTaken as e:
-                return {"reason": str(e), "listing": _listing(funcs)}
-            res = normal.run(H, isa, text)
-            if "error" not in res or not any(isa.widen(i.mnem) for insns in funcs.values() for i in insns):
+                got.append(e)
                 break
+        res = normal.run_many(H, isa, [g[0] for g in got if not isinstance(g, isas.NotTaken)]) + [None]
+        return [g if isinstance(g, isas.NotTaken) else g + (r,) for g, r in zip(got, res)]
+
+    # herd7's mixed-size mode is minutes per test: where it refuses the test, sub-word accesses at
+    # their 32-bit width instead, exact while no store puts a non-zero byte above the sub-word
+    # (docs/verify.md); from that order on for the split's next orders too (the same code).  The
+    # first order runs alone: it tells whether the rest need the widening, and an order herd7 cannot
+    # take usually shows there already, before the others are run.
+    can_widen = any(isa.widen(i.mnem) for insns in funcs.values() for i in insns)
+    got, widen, runs, notes, n = attempt(todo[:1], False), False, [], set(), 0
+    while n < len(got):
+        if isinstance(got[n], isas.NotTaken):
+            return {"reason": str(got[n]), "listing": _listing(funcs)}
+        text, tnotes, keymap, res = got[n]
+        if "error" in res and can_widen and not widen:
+            widen = True
+            got[n:] = attempt(todo[n:], True)
+            continue
         notes.update(tnotes)
         at = " (the lock-order split, order %d of %d)" % (n + 1, len(orders)) if orders else ""
         if "error" in res:
@@ -505,6 +524,9 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         if res.get("unrolled"):
             return {"reason": "herd7%s: %s" % (at, res["unrolled"]), "herd_test": text, "notes": sorted(notes)}
         runs.append({"states": res["states"], "text": text, "keymap": keymap, "funcs": funcs})
+        n += 1
+        if n == len(got) < len(todo):
+            got += attempt(todo[n:], widen)
     return {"runs": runs, "notes": sorted(notes)}
 
 
@@ -598,7 +620,7 @@ def _document(a, tests, src, configs, per, notes, herd7, lkmm, secs, H, comp):
         tot["stronger"] += c["stronger"]
     return {"schema": "katomic-verify", "version": 1, "tool": "katomic verify", "herd7": herdmod.version(herd7), "lkmm": lkmm,
             "mutation": a.mutate, "tests": len(tests), "configs": cfgs, "notes": notes, "totals": tot,
-            "seconds": round(secs, 1), "herd_runs": H.runs, "herd_cached": H.hits,
+            "seconds": round(secs, 1), "herd_runs": H.runs, "herd_processes": H.processes, "herd_cached": H.hits,
             "compiles": comp.runs, "compiles_cached": comp.hits}
 
 
@@ -636,11 +658,11 @@ def _print(doc, out, verbose):
                 print("  %-10s %s%s" % (r["verdict"], r["name"], " -- " + r["reason"] if r.get("reason") else ""),
                       file=out)
     t = doc["totals"]
-    print("katomic verify: %d judged, %d WEAKER, %d dependency folded, %d stronger, %d not judged (%.0f s; herd7 runs %d, "
-          "cached %d; compiles %d, cached %d)" % (t["judged"], t["weaker"], t["dependency_folded"], t["stronger"],
-                                                 t["not_judged"], doc["seconds"],
-                                       doc["herd_runs"], doc["herd_cached"], doc["compiles"], doc["compiles_cached"]),
-          file=out)
+    print("katomic verify: %d judged, %d WEAKER, %d dependency folded, %d stronger, %d not judged (%.0f s; herd7 runs %d "
+          "in %d processes, cached %d; compiles %d, cached %d)" % (
+              t["judged"], t["weaker"], t["dependency_folded"], t["stronger"], t["not_judged"], doc["seconds"],
+              doc["herd_runs"], doc.get("herd_processes", doc["herd_runs"]), doc["herd_cached"], doc["compiles"],
+              doc["compiles_cached"]), file=out)
 
 
 if __name__ == "__main__":

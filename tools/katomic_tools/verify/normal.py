@@ -191,10 +191,17 @@ def _webs(isa, col, named, head_fams, tail_fams):
 def run(H, isa, text, model=None):
     """H.run on the test's normal form, its states under the test's own names (on the test as it
     is with --no-normal)."""
+    return run_many(H, isa, [text], model)[0]
+
+
+def run_many(H, isa, texts, model=None):
+    """run() on each text, herd7 on them at once (H.run_many)."""
     if not NORMAL:
-        return H.run(text, source=False, model=model)
-    ntext, back = normal(isa, text)
-    res = H.run(ntext, source=False, model=model)
-    if "states" in res and back:
-        res = dict(res, states=[frozenset((back.get(k, k), v) for k, v in st) for st in res["states"]])
-    return res
+        return H.run_many(texts, source=False, model=model)
+    forms = [normal(isa, text) for text in texts]
+    out = []
+    for (_, back), res in zip(forms, H.run_many([ntext for ntext, _ in forms], source=False, model=model)):
+        if "states" in res and back:
+            res = dict(res, states=[frozenset((back.get(k, k), v) for k, v in st) for st in res["states"]])
+        out.append(res)
+    return out
