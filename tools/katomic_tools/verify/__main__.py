@@ -154,7 +154,7 @@ def main(argv=None):
     # 1. the source verdicts
     # more threads than herd7 processes: while they wait for herd7, others translate and queue the
     # next tests, so each herd7 process gets a batch (herdbatch.py)
-    pool = concurrent.futures.ThreadPoolExecutor(4 * max(1, a.jobs))
+    pool = concurrent.futures.ThreadPoolExecutor(8 * max(1, a.jobs))
     src = {}
     futs = {}
     for k, t in enumerate(tests):
@@ -194,8 +194,9 @@ def main(argv=None):
     for n in notes:
         print("note: " + n, file=out)
 
-    # compile each configuration's units in batches first (one header parse per batch)
-    pre, heads = [], {}
+    # compile each configuration's units in batches first (one header parse per batch), a compiler
+    # per CPU
+    cpool, pre, heads = concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)), [], {}
     for ci, (tg, cc, argv, objdump, layer, be) in enumerate(configs):
         head = heads[ci] = units.head_text(tg, layer, a.mutate)
         texts = []
@@ -207,10 +208,11 @@ def main(argv=None):
         flags = ["-DKATOMIC_BACKEND_ASM"] if be == "asm" else []
         extra = kernel_layer.include_dirs(tg.isa) if layer == "kernel" else ()
         for b in range(0, len(texts), 48):
-            pre.append(pool.submit(comp.prefetch, argv + flags, objdump, texts[b:b + 48], head,
+            pre.append(cpool.submit(comp.prefetch, argv + flags, objdump, texts[b:b + 48], head,
                                    os.path.join(work, "batch-%d-%d" % (ci, b)), extra))
     for fu in concurrent.futures.as_completed(pre):
         fu.result()
+    cpool.shutdown()
     print("katomic verify: compiled for %d configurations in %.0f s" % (len(configs), time.time() - t0), file=out,
           flush=True)
 
