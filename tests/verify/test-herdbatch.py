@@ -12,7 +12,7 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 
 from katomic_tools.common.tap import Tap  # noqa: E402
-from katomic_tools.common import herd  # noqa: E402
+from katomic_tools.common import herd, herdbatch  # noqa: E402
 
 tap = Tap()
 ok = tap.check
@@ -95,6 +95,18 @@ ok([got[0], got[2], got[3], got[4]] == [want[0], want[1], want[3], want[2]],
 ok(T.processes >= 2, "limit: a new process after the one killed (%d)" % T.processes)
 T1 = herd.Herd(h7, lib, lkmm or HERE, tempfile.mkdtemp(prefix="kv-batch-t1-"), timeout=1)
 ok(strip(T1.run(slow(), source=False)) == got[1], "limit: alone, the same test runs over too")
+
+# all or none (the split's orders): after the one over the limit, the rest are not run, nor cached
+for slots in (1, 0):
+    G = herd.Herd(h7, lib, lkmm or HERE, tempfile.mkdtemp(prefix="kv-batch-g-"), timeout=1, slots=slots)
+    got = G.run_many([texts[0], slow(), texts[1], texts[2]], source=False, all_or_none=True)
+    ok(strip(got[0]) == want[0] and got[1].get("error") == "herd7 ran over 1 s"
+       and [g.get("error") for g in got[2:]] == [herdbatch.SKIPPED] * 2 and G.runs == 2,
+       "all or none (%s): the tests after the one over the limit not run (%d runs): %s"
+       % ("batched" if slots else "one process each", G.runs, [g.get("error") for g in got]))
+    again = G.run_many([texts[1], texts[2]], source=False)
+    ok([strip(g) for g in again] == [want[1], want[2]] and G.runs == 4,
+       "all or none (%s): a test not run was not cached: asked again, it runs" % ("batched" if slots else "alone"))
 
 # threads asking for one text: one run
 C = herd.Herd(h7, lib, lkmm or HERE, tempfile.mkdtemp(prefix="kv-batch-c-"), slots=2)

@@ -195,8 +195,10 @@ class Herd:
         kept is run again.  model: a .cat file (model_file()) in place of the architecture's."""
         return self.run_many([text], source, want_observation, model)[0]
 
-    def run_many(self, texts, source, want_observation=False, model=None):
-        """run() on each text, their results in order: those not cached in one batch when batched."""
+    def run_many(self, texts, source, want_observation=False, model=None, all_or_none=False):
+        """run() on each text, their results in order: those not cached in one batch when batched.
+        all_or_none: the caller needs every one to succeed, so once one fails (an error, an
+        unrolling) the ones not started yet are not run: {"error": herdbatch.SKIPPED}."""
         out, miss = [None] * len(texts), []
         for i, text in enumerate(texts):
             # The time limit is not part of the key (the "/300" is the form keys had when it was, kept so
@@ -209,9 +211,12 @@ class Herd:
                 miss.append((i, h, text))
         if miss:
             if self.batcher:
-                got = self.batcher.run([(h, text) for _, h, text in miss], source, model)
+                got = self.batcher.run([(h, text) for _, h, text in miss], source, model, all_or_none)
             else:
-                got = [self.run_one(h, text, source, model) for _, h, text in miss]
+                got = []
+                for _, h, text in miss:
+                    failed = all_or_none and any("error" in r or r.get("unrolled") for r in got)
+                    got.append({"error": herdbatch.SKIPPED} if failed else self.run_one(h, text, source, model))
             for (i, _, _), res in zip(miss, got):
                 out[i] = res
         return out

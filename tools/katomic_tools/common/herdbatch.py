@@ -18,11 +18,35 @@ import time
 FILE = re.compile(r'File "([^"]*)"')
 
 
+# The result of a test not run because another of its group failed first (never cached)
+SKIPPED = "not run: another test of its group failed first"
+
+
+class _Group:
+    """Tests whose caller needs all of them to succeed (the split's orders): once one fails, the
+    others not yet started are not run, as when they ran one after another."""
+    __slots__ = ("failed",)
+
+    def __init__(self):
+        self.failed = False
+
+
 class _Req:
-    __slots__ = ("h", "text", "kind", "res", "done")
+    __slots__ = ("h", "text", "kind", "res", "done", "groups")
 
     def __init__(self, h, text, kind):
         self.h, self.text, self.kind, self.res, self.done = h, text, kind, None, threading.Event()
+        self.groups = []
+
+    def skipped(self):
+        """Every group that asked for it has failed already."""
+        return bool(self.groups) and all(g.failed for g in self.groups) and self.res is None
+
+    def answer(self, res):
+        self.res = res
+        if "error" in res or res.get("unrolled"):
+            for g in self.groups:
+                g.failed = True
 
 
 class Batcher:
@@ -36,15 +60,23 @@ class Batcher:
         self.queue, self.pending, self.started, self.folder = [], {}, False, None
         self.processes = 0
 
-    def run(self, items, source, model):
-        """items: [(cache key, text)], none of them cached; their results in the same order."""
-        reqs = []
+    def run(self, items, source, model, all_or_none=False):
+        """items: [(cache key, text)], none of them cached; their results in the same order.
+        all_or_none: once one of them fails, the ones not started yet are not run (their result
+        says so: SKIPPED)."""
+        reqs, group = [], _Group() if all_or_none else None
         with self.cv:
             for h, text in items:
                 r = self.pending.get(h)         # another thread asked for the same test: one run
                 if r is None:
                     r = self.pending[h] = _Req(h, text, (source, model))
                     self.queue.append(r)
+                    if group:
+                        r.groups.append(group)
+                elif r.groups and group:
+                    r.groups.append(group)
+                else:
+                    r.groups = []               # someone needs it whatever happens
                 reqs.append(r)
             if not self.started:
                 for _ in range(self.slots):
@@ -63,9 +95,19 @@ class Batcher:
                 kind = self.queue[0].kind
                 # a fair share of what waits, so the other readers have work too
                 n = min(self.SIZE, max(1, -(-len(self.queue) // self.slots)))
-                take = [r for r in self.queue if r.kind == kind][:n]
+                for r in self.queue:
+                    if r.skipped():
+                        r.res = {"error": SKIPPED}
+                take = [r for r in self.queue if r.kind == kind and r.res is None][:n]
                 taken = set(map(id, take))
-                self.queue = [r for r in self.queue if id(r) not in taken]
+                left = [r for r in self.queue if id(r) not in taken]
+                self.queue = [r for r in left if r.res is None]
+                for r in left:
+                    if r.res is not None:       # skipped: its waiters are told now
+                        self.pending.pop(r.h, None)
+                        r.done.set()
+            if not take:
+                continue
             try:
                 self._batch(take)
             except Exception as e:      # the reader's own fault: every test still open runs alone
@@ -83,22 +125,30 @@ class Batcher:
 
     def _batch(self, reqs):
         if len(reqs) == 1:
-            reqs[0].res = self.herd.run_one(reqs[0].h, reqs[0].text, *reqs[0].kind)
+            reqs[0].answer(self.herd.run_one(reqs[0].h, reqs[0].text, *reqs[0].kind))
             return
         source, model = reqs[0].kind
         left, alone = list(reqs), []
         while left:
             done, timed_out, rest = self._process(left, source, model)
             for r, res in done:
-                r.res = self.herd.store(r.h, res)
+                r.answer(self.herd.store(r.h, res))
             if timed_out is None:
                 alone += rest
                 break
-            timed_out.res = self.herd.store(timed_out.h, {"error": "herd7 ran over %d s" % self.herd.timeout,
-                                                          "secs": float(self.herd.timeout)})
-            left = rest
+            timed_out.answer(self.herd.store(timed_out.h, {"error": "herd7 ran over %d s" % self.herd.timeout,
+                                                           "secs": float(self.herd.timeout)}))
+            left = []
+            for r in rest:
+                if r.skipped():
+                    r.res = {"error": SKIPPED}
+                else:
+                    left.append(r)
         for r in alone:
-            r.res = self.herd.run_one(r.h, r.text, source, model)
+            if r.skipped():
+                r.res = {"error": SKIPPED}
+            else:
+                r.answer(self.herd.run_one(r.h, r.text, source, model))
 
     def _folder(self):
         """Where a batch's files are written: the files of runs that were killed are removed first."""

@@ -21,7 +21,7 @@ import threading
 import time
 
 from ..common import documents, paths
-from ..common import herd as herdmod
+from ..common import herd as herdmod, herdbatch
 from . import isa as isas
 from . import known as knownmod
 from . import kernel_layer, listing, locksplit, normal, slowpath, translate, units
@@ -500,7 +500,8 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
             except isas.NotTaken as e:
                 got.append(e)
                 break
-        res = normal.run_many(H, isa, [g[0] for g in got if not isinstance(g, isas.NotTaken)]) + [None]
+        # all or none: the orders' first failure is the test's, the rest need not run
+        res = normal.run_many(H, isa, [g[0] for g in got if not isinstance(g, isas.NotTaken)], all_or_none=True) + [None]
         return [g if isinstance(g, isas.NotTaken) else g + (r,) for g, r in zip(got, res)]
 
     # herd7's mixed-size mode is minutes per test: where it refuses the test, sub-word accesses at
@@ -514,6 +515,16 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         if isinstance(got[n], isas.NotTaken):
             return {"reason": str(got[n]), "listing": _listing(funcs)}
         text, tnotes, keymap, res = got[n]
+        if res.get("error") == herdbatch.SKIPPED:
+            # not run because a later order failed: that one is the test's reason, unless it only
+            # asks for the widening, whose rule needs every order before it run as it is
+            k = next(k for k in range(n + 1, len(got)) if isinstance(got[k], isas.NotTaken) or
+                     got[k][3].get("error", herdbatch.SKIPPED) != herdbatch.SKIPPED or got[k][3].get("unrolled"))
+            if isinstance(got[k], isas.NotTaken) or not ("error" in got[k][3] and can_widen and not widen):
+                n = k
+            else:
+                got[n:] = attempt(todo[n:], widen)
+            continue
         if "error" in res and can_widen and not widen:
             widen = True
             got[n:] = attempt(todo[n:], True)

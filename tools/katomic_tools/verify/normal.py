@@ -194,13 +194,14 @@ def run(H, isa, text, model=None):
     return run_many(H, isa, [text], model)[0]
 
 
-def run_many(H, isa, texts, model=None):
+def run_many(H, isa, texts, model=None, all_or_none=False):
     """run() on each text, herd7 on them at once (H.run_many)."""
     if not NORMAL:
-        return H.run_many(texts, source=False, model=model)
+        return H.run_many(texts, source=False, model=model, all_or_none=all_or_none)
     forms = [normal(isa, text) for text in texts]
     out = []
-    for (_, back), res in zip(forms, H.run_many([ntext for ntext, _ in forms], source=False, model=model)):
+    for (_, back), res in zip(forms, H.run_many([ntext for ntext, _ in forms], source=False, model=model,
+                                                           all_or_none=all_or_none)):
         if "states" in res and back:
             res = dict(res, states=[frozenset((back.get(k, k), v) for k, v in st) for st in res["states"]])
         out.append(res)
