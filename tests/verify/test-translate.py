@@ -1039,6 +1039,16 @@ ok(got[:6] == ["SWPA W1,W0,[X4]", "SWPA W1,W0,[X4]", "CMP W0,#0", "B.NE L0_68", 
 got = firstlock.decided(A64E, ["SWPA W1,W0,[X4]", "CBZ W0,L0_70", "B Lfail0", "L0_70:", "RET", "Lfail0:", "RET"],
                         {"X4": "l_o1"}, {"l_o1"})
 ok(got[:3] == ["SWPA W1,W0,[X4]", "B L0_70", "B Lfail0"], "first lock: a branch always taken is a jump (%s)" % got[:3])
+# the kernel layer's spin_lock: a try_cmpxchg, CASA (its compared register gets the value read)
+fl_cas = ["MOV W0,WZR", "MOV W1,#1", "CASA W0,W1,[X2]", "CBZ W0,L0_70", "B Lfail0", "L0_70:", "STR W1,[X4]",
+          "STLR WZR,[X5]", "RET", "Lfail0:", "MOV X10,#1", "RET"]
+got = firstlock.decided(A64E, fl_cas, {"X2": "l_o1", "X4": "x", "X5": "l_o2"}, {"l_o1"})
+ok(got[:4] == ["MOV W0,WZR", "MOV W1,#1", "CASA W0,W1,[X2]", "B L0_70"],
+   "first lock: aarch64 CASA on a first location reads 0: its CBZ always taken, a jump (%s)" % got[:4])
+got = firstlock.decided(A64E, fl_cas, {"X2": "l_o2", "X4": "x", "X5": "l_o3"}, {"l_o1"})
+ok(got == fl_cas, "first lock: CASA on a second section's location keeps its branch")
+got = firstlock.decided(A64E, ["STR W1,[X2]"] + fl_cas, {"X2": "l_o1", "X4": "x", "X5": "l_o2"}, {"l_o1"})
+ok(got == ["STR W1,[X2]"] + fl_cas, "first lock: CASA after a store to its location keeps its branch")
 fl_ppc_site = ["lwz r9,0(r7)", "cmpwi r9,0", "bne L0_90", "stw r10,0(r7)", "isync", "li r9,1", "stw r9,0(r6)",
             "lwsync", "li r9,0", "stw r9,0(r8)", "blr", "L0_90:", "b Lfail0", "Lfail0:", "li r30,1", "blr"]
 got = firstlock.decided(PPCE, fl_ppc_site, {"r7": "l_o1", "r6": "x", "r8": "l_o2", "r10": "1"}, {"l_o1"})

@@ -137,12 +137,14 @@ def _val(cur, reg, bits=64):
 class _A64(_Step):
     LOAD = re.compile(r"^(?:LDA?X?R|LDAPR)[BH]? ([WX])(\d+),\[(X\d+)\]$")
     SWP = re.compile(r"^SWPA?L?[BH]? (?:[WX]\d+|[WX]ZR),([WX])(\d+),\[(X\d+)\]$")
+    # CAS Ws,Wt,[Xn]: Ws is the value compared and gets the value read, whether it stores or not
+    CAS = re.compile(r"^CASA?L?[BH]? ([WX])(\d+),(?:[WX]\d+|[WX]ZR),\[(X\d+)\]$")
     STORE = re.compile(r"^ST(?:L?X?R|LUR|UR)[BH]? (?:W\d+,)?(?:[WX]\d+|[WX]ZR),\[(X\d+)\]$")
     MOV = re.compile(r"^MOV ([WX])(\d+),(#-?\d+|[WX]ZR|([WX])(\d+))$")
     CMP = re.compile(r"^CMP ([WX])(\d+),(?:#(\d+)|([WX])(\d+))$")
 
     def step(self, isa, ln, cur, seen):
-        m = self.LOAD.match(ln) or self.SWP.match(ln)
+        m = self.LOAD.match(ln) or self.SWP.match(ln) or self.CAS.match(ln)
         if m:
             self.load(cur, seen, "X" + m.group(2), m.group(3))
             return
