@@ -68,6 +68,8 @@ class Batcher:
         with self.cv:
             for h, text in items:
                 r = self.pending.get(h)         # another thread asked for the same test: one run
+                if r is not None and r.res is not None and r.res.get("error") == SKIPPED:
+                    r = None                    # skipped for another group: this one asks anew
                 if r is None:
                     r = self.pending[h] = _Req(h, text, (source, model))
                     self.queue.append(r)

@@ -517,10 +517,12 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         text, tnotes, keymap, res = got[n]
         if res.get("error") == herdbatch.SKIPPED:
             # not run because a later order failed: that one is the test's reason, unless it only
-            # asks for the widening, whose rule needs every order before it run as it is
-            k = next(k for k in range(n + 1, len(got)) if isinstance(got[k], isas.NotTaken) or
-                     got[k][3].get("error", herdbatch.SKIPPED) != herdbatch.SKIPPED or got[k][3].get("unrolled"))
-            if isinstance(got[k], isas.NotTaken) or not ("error" in got[k][3] and can_widen and not widen):
+            # asks for the widening, whose rule needs every order before it run as it is (or none
+            # did: the text was another test's too, skipped for that one's failure): run them again
+            k = next((k for k in range(n + 1, len(got)) if isinstance(got[k], isas.NotTaken) or
+                      got[k][3].get("error", herdbatch.SKIPPED) != herdbatch.SKIPPED or got[k][3].get("unrolled")), None)
+            if k is not None and (isinstance(got[k], isas.NotTaken) or
+                                  not ("error" in got[k][3] and can_widen and not widen)):
                 n = k
             else:
                 got[n:] = attempt(todo[n:], widen)
