@@ -215,8 +215,8 @@ class Herd:
             else:
                 got = []
                 for _, h, text in miss:
-                    failed = all_or_none and any("error" in r or r.get("unrolled") for r in got)
-                    got.append({"error": herdbatch.SKIPPED} if failed else self.run_one(h, text, source, model))
+                    stop = all_or_none and got and herdbatch.failed(got[-1])
+                    got.append({"error": herdbatch.SKIPPED} if stop else self.run_one(h, text, source, model))
             for (i, _, _), res in zip(miss, got):
                 out[i] = res
         return out
@@ -237,6 +237,10 @@ class Herd:
         with self.lock:
             self.hits += 1
         return _cleaned(res)     # cached before messages were cleaned
+
+    def over_limit(self):
+        """The result of a run killed at the time limit (TIMED_OUT reads the limit back)."""
+        return {"error": "herd7 ran over %d s" % self.timeout}
 
     def count(self, n):
         with self.lock:
@@ -265,7 +269,7 @@ class Herd:
                 res["error"] = ("herd7 killed by signal %d" % -p.returncode if p.returncode < 0 else
                                 "herd7 exited with status %d" % p.returncode) + ", no states printed"
         except subprocess.TimeoutExpired:
-            res = {"error": "herd7 ran over %d s" % self.timeout}
+            res = self.over_limit()
         res["secs"] = round(time.time() - t0, 2)
         try:
             os.unlink(tpath)

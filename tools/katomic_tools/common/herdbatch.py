@@ -15,11 +15,18 @@ import subprocess
 import threading
 import time
 
+from . import paths
+
 FILE = re.compile(r'File "([^"]*)"')
 
 
 # The result of a test not run because another of its group failed first (never cached)
 SKIPPED = "not run: another test of its group failed first"
+
+
+def failed(res):
+    """A result that ends a group (an all-or-none caller's tests): no states to use."""
+    return "error" in res or bool(res.get("unrolled"))
 
 
 class _Group:
@@ -38,13 +45,15 @@ class _Req:
         self.h, self.text, self.kind, self.res, self.done = h, text, kind, None, threading.Event()
         self.groups = []
 
-    def skipped(self):
-        """Every group that asked for it has failed already."""
-        return bool(self.groups) and all(g.failed for g in self.groups) and self.res is None
+    def skip(self):
+        """Every group that asked for it has failed already: answered SKIPPED, and True."""
+        if self.res is None and self.groups and all(g.failed for g in self.groups):
+            self.res = {"error": SKIPPED}
+        return self.res is not None and self.res.get("error") == SKIPPED
 
     def answer(self, res):
         self.res = res
-        if "error" in res or res.get("unrolled"):
+        if failed(res):
             for g in self.groups:
                 g.failed = True
 
@@ -98,16 +107,12 @@ class Batcher:
                 # a fair share of what waits, so the other readers have work too
                 n = min(self.SIZE, max(1, -(-len(self.queue) // self.slots)))
                 for r in self.queue:
-                    if r.skipped():
-                        r.res = {"error": SKIPPED}
-                take = [r for r in self.queue if r.kind == kind and r.res is None][:n]
+                    if r.skip():                # its waiters are told now
+                        self._release(r)
+                self.queue = [r for r in self.queue if r.res is None]
+                take = [r for r in self.queue if r.kind == kind][:n]
                 taken = set(map(id, take))
-                left = [r for r in self.queue if id(r) not in taken]
-                self.queue = [r for r in left if r.res is None]
-                for r in left:
-                    if r.res is not None:       # skipped: its waiters are told now
-                        self.pending.pop(r.h, None)
-                        r.done.set()
+                self.queue = [r for r in self.queue if id(r) not in taken]
             if not take:
                 continue
             try:
@@ -122,8 +127,13 @@ class Batcher:
             finally:
                 with self.cv:
                     for r in take:
-                        self.pending.pop(r.h, None)
-                        r.done.set()
+                        self._release(r)
+
+    def _release(self, r):
+        """r answered: its waiters go on, and a later ask for its text reads the cache (under cv)."""
+        if self.pending.get(r.h) is r:          # not a newer ask of the same text
+            del self.pending[r.h]
+        r.done.set()
 
     def _batch(self, reqs):
         if len(reqs) == 1:
@@ -138,18 +148,10 @@ class Batcher:
             if timed_out is None:
                 alone += rest
                 break
-            timed_out.answer(self.herd.store(timed_out.h, {"error": "herd7 ran over %d s" % self.herd.timeout,
-                                                           "secs": float(self.herd.timeout)}))
-            left = []
-            for r in rest:
-                if r.skipped():
-                    r.res = {"error": SKIPPED}
-                else:
-                    left.append(r)
+            timed_out.answer(self.herd.store(timed_out.h, dict(self.herd.over_limit(), secs=float(self.herd.timeout))))
+            left = [r for r in rest if not r.skip()]
         for r in alone:
-            if r.skipped():
-                r.res = {"error": SKIPPED}
-            else:
+            if not r.skip():
                 r.answer(self.herd.run_one(r.h, r.text, source, model))
 
     def _folder(self):
@@ -158,8 +160,7 @@ class Batcher:
         if not self.folder:
             os.makedirs(folder, exist_ok=True)
             for n in os.listdir(folder):
-                pid = n.split("-")[0]
-                if pid.isdigit() and os.path.isdir("/proc/self") and not os.path.exists("/proc/" + pid):
+                if paths.gone(n.split("-")[0]):
                     try:
                         os.unlink(os.path.join(folder, n))
                     except OSError:

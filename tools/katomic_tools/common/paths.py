@@ -13,6 +13,12 @@ def build():
     return os.environ.get("KATOMIC_BUILD") or os.path.join(root(), "build")
 
 
+def gone(pid):
+    """Whether the process numbered `pid` (text) has ended: files named after a run that was
+    killed are never reused.  False where /proc cannot tell, or for a name that is no number."""
+    return pid.isdigit() and os.path.isdir("/proc/self") and not os.path.exists("/proc/" + pid)
+
+
 def relative_to_root(path):
     """`path` without the source tree's prefix, for display."""
     r = root().rstrip("/") + "/"

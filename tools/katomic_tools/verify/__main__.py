@@ -318,14 +318,12 @@ class Compiler(units.Compiler):
 
 def _remove_stale_units(cache):
     """The work folders of runs that were killed (their process is gone): they are never reused."""
-    if not os.path.isdir("/proc/self"):
-        return                  # no way to tell a live run from a dead one here
     try:
         names = os.listdir(cache)
     except OSError:
         return
     for n in names:
-        if n.startswith("units-") and n[6:].isdigit() and not os.path.exists("/proc/%s" % n[6:]):
+        if n.startswith("units-") and paths.gone(n[6:]):
             shutil.rmtree(os.path.join(cache, n), ignore_errors=True)
 
 
@@ -519,8 +517,9 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
             # not run because a later order failed: that one is the test's reason, unless it only
             # asks for the widening, whose rule needs every order before it run as it is (or none
             # did: the text was another test's too, skipped for that one's failure): run them again
-            k = next((k for k in range(n + 1, len(got)) if isinstance(got[k], isas.NotTaken) or
-                      got[k][3].get("error", herdbatch.SKIPPED) != herdbatch.SKIPPED or got[k][3].get("unrolled")), None)
+            def stops(g):
+                return isinstance(g, isas.NotTaken) or herdbatch.failed(g[3]) and g[3].get("error") != herdbatch.SKIPPED
+            k = next((k for k in range(n + 1, len(got)) if stops(got[k])), None)
             if k is not None and (isinstance(got[k], isas.NotTaken) or
                                   not ("error" in got[k][3] and can_widen and not widen)):
                 n = k
