@@ -119,6 +119,42 @@ try:
 except isas.NotTaken:
     ok(True, "a stack access it cannot follow is refused")
 
+# clang-19's kernel-layer lock on x86-64: every register is named, most of them only by the moves around the
+# slow-path call (which goes to FAIL) and the reloads after it (which nothing reaches); the translator
+# runs out of spare registers, then leaves that code out and takes its registers
+X = isas.ISAS["x86_64"]
+SLOW = "queued_spin_lock_slowpath-0x4"
+xcl = [(0x0, "push   %rbp"), (0x1, "push   %r15"), (0x3, "push   %r14"), (0x5, "push   %r13"), (0x7, "push   %r12"),
+       (0x9, "push   %rbx"), (0xa, "push   %rax"), (0xb, "mov    $0x1,%ebx"), (0x10, "xor    %eax,%eax"),
+       (0x12, "lock cmpxchg %ebx,(%r8)"), (0x17, "jne    40 <P0+0x40>"), (0x19, "movl   $0x1,(%rcx)"),
+       (0x1f, "mov    (%rdi),%r10d"), (0x22, "mov    (%rsi),%r11d"), (0x25, "movb   $0x0,(%r8)"),
+       (0x29, "add    $0x8,%rsp"), (0x2d, "pop    %rbx"), (0x2e, "pop    %r12"), (0x30, "pop    %r13"),
+       (0x32, "pop    %r14"), (0x34, "pop    %r15"), (0x36, "pop    %rbp"), (0x37, "ret"),
+       (0x40, "mov    %rdi,%r14"), (0x43, "mov    %r8,%rdi"), (0x46, "mov    %rsi,%r15"), (0x49, "mov    %eax,%esi"),
+       (0x4b, "mov    %rdx,%r12"), (0x4e, "mov    %r9,%rbp"), (0x51, "mov    %rcx,%r13"),
+       (0x54, "call   59 <P0+0x59>", SLOW, "R_X86_64_PLT32"), (0x59, "mov    %r13,%rcx"), (0x5c, "mov    %r15,%rsi"),
+       (0x5f, "mov    %rbp,%r9"), (0x62, "mov    %r14,%rdi"), (0x65, "mov    %r12,%rdx"), (0x68, "jmp    19 <P0+0x19>")]
+xf = listing.parse(objdump({"P0": xcl}))["P0"]
+XARGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+notes = set()
+lines, marker = translate.thread(X, xf, notes, 0, reserved=XARGS + ("r10", "r11"), args=XARGS, lock_swap="swap")
+body = lines[:lines.index("Lfail0:")]
+ok(marker in ("r15", "r14", "r13", "r12", "rbp") and not any(re.search(r"%r1[2-5]|%rbp", ln) for ln in body if "$1" not in ln)
+   and "lock cmpxchg" not in " ".join(lines) and any("left out" in n for n in notes),
+   "x86: out of spare registers, the slow path's moves and reloads left out, their registers spare (%s, %s)" % (marker, body))
+ok(any(ln.startswith("xchg") for ln in lines) and "jmp Lfail0" in lines,
+   "x86: the pruned thread still swaps its lock site and goes to FAIL where the slow path was called")
+try:
+    translate.thread(X, listing.parse(objdump({"P0": xcl[:23] + [(0x40, "mov    %rdi,%r14"), (0x43, "mov    %r14,(%rcx)")] +
+                                              xcl[24:]}))["P0"], set(), 0, reserved=XARGS + ("r10", "r11"), args=XARGS,
+                     lock_swap="swap")
+    ok(True, "x86: a store before the slow-path call is left out with it (every way from it goes to FAIL)")
+except isas.NotTaken as e:
+    ok(False, "x86: a store before the slow-path call is left out with it: %s" % e)
+loop = [(0x0, "mov    $0x1,%eax"), (0x5, "test   %eax,%eax"), (0x7, "jne    5 <P0+0x5>"), (0x9, "ret")]
+ok(translate._pruned(X, listing.parse(objdump({"P0": loop}))["P0"], {}) == (set(), set()),
+   "pruned: a loop that never leaves is not code that goes to FAIL")
+
 # other ISAs: branch syntax and the register names herd7 reads
 rv = isas.ISAS["riscv64"]
 i = listing.parse(objdump({"P0": [(0, "bnez\tt0,8 <P0+0x8>"), (4, "amoadd.w.aqrl\ta5,a4,(a0)"), (8, "ret")]}))["P0"]
@@ -551,6 +587,42 @@ ok(A64.swap_lock_sites([ln.replace("LDR W9,[X3]", "LDR W3,[X3]") for ln in LLSC]
    "swap refuses a pair whose status register is observed at the return (read after the thread)")
 ok(A64.swap_lock_sites(LLSC[:8] + ["B.EQ L0_90", "MOV W2,#0", "L0_90:", "ADD W9,W2,#1"] + LLSC[8:], "Lfail0")[1] == "",
    "swap refuses a pair whose status register is read on one way of a branch")
+# the kernel layer's try_cmpxchg lock sites as clang-19 schedules them: moves between the CAS and its
+# test, the free value taken by the branch and the busy one falling through to FAIL
+KCL = ["MOV W4,WZR", "MOV W1,#1", "MOV X12,X16", "CASA W4,W1,[X17]", "MOV X8,X18", "CMP W4,#0", "B.EQ L0_0",
+       "MOV X18,X17", "MOV W16,W4", "B L0_2", "L0_0:", "LDR W19,[X8]", "STLR WZR,[X17]", "RET", "L0_2:", "B Lfail0",
+       "Lfail0:", "MOV X20,#1", "RET"]
+got, n = A64.swap_lock_sites(KCL, "Lfail0")
+ok(n == "swap" and got[3] == "SWPA W1,W4,[X17]" and got[4:7] == KCL[4:7],
+   "swap: clang's casa, a move before its cmp/b.eq, the busy value falling through (moves, jumps) to FAIL")
+got, n = A64.swap_lock_sites(KCL[:5] + ["CBZ W4,L0_0"] + KCL[7:], "Lfail0")
+ok(n == "swap" and got[3] == "SWPA W1,W4,[X17]", "swap: casa, cbz to the critical section, busy falls through to FAIL")
+for why, lines in (("a move between sets the compared register", KCL[:4] + ["MOV W4,W8"] + KCL[5:]),
+                   ("the fall-through stores before FAIL", KCL[:8] + ["STR W1,[X8]"] + KCL[8:]),
+                   ("the fall-through returns", KCL[:9] + ["RET"] + KCL[10:]),
+                   ("the fall-through jumps back to itself", KCL[:9] + ["L0_9:", "B L0_9"] + KCL[10:]),
+                   ("the branch tests another register", KCL[:5] + ["CMP W1,#0"] + KCL[6:])):
+    ok(A64.swap_lock_sites(lines, "Lfail0")[1] == "", "swap refuses: %s" % why)
+# clang-19's LL/SC try_cmpxchg: `mov wv,#1` between the cbnz and the stxr, the success flag tested by a
+# tbnz of that constant, the busy way a tbz of a constant 0 (firstlock.folded decides both)
+KLL = ["LDAXR W0,[X1]", "CBNZ W0,L1_3", "MOV W2,#1", "STXR W3,W2,[X1]", "CBNZ W3,Lfail0", "TBNZ W2,#0,L1_1",
+       "L1_0:", "B Lfail0", "L1_1:", "LDR W10,[X11]", "STLR WZR,[X1]", "RET", "L1_3:", "MOV W13,WZR",
+       "TBZ W13,#0,L1_0", "B L1_1"]
+folded = firstlock.folded(A64, KLL, {"Lfail0"})
+ok(folded[5] == "B L1_1" and folded[14] == "B L1_0",
+   "folded: tbnz of the constant 1 and tbz of the constant 0 become jumps (%s)" % folded)
+ok(firstlock.folded(A64, KLL[:2] + ["LDR W2,[X9]"] + KLL[3:], {"Lfail0"})[5] == "TBNZ W2,#0,L1_1",
+   "folded: a tbnz of a loaded value stays")
+ok(firstlock.folded(A64, ["MOV W2,#1", "CBNZ W9,L0_1", "MOV W2,#0", "L0_1:", "TBNZ W2,#0,L0_2", "RET", "L0_2:", "RET"],
+                    ())[4] == "TBNZ W2,#0,L0_2", "folded: a value two ways disagree on decides nothing")
+got, n = A64.swap_lock_sites(folded, "Lfail0")
+ok(n == "swap" and got[:3] == ["MOV W2,#1", "SWPA W2,W0,[X1]", "CBNZ W0,L1_3"],
+   "swap: clang's pair, the move of the new value before it goes before the swap (%s)" % got[:4])
+for why, lines in (("a move between reads the loaded register", folded[:2] + ["MOV W5,W0"] + folded[2:]),
+                   ("a move between sets the address", folded[:2] + ["MOV X1,X9"] + folded[2:]),
+                   ("ldaxr with stlxr (swpal orders more)", folded[:3] + ["STLXR W3,W2,[X1]"] + folded[4:]),
+                   ("the busy way not folded (a tbz of a loaded value)", KLL[:13] + ["LDR W13,[X9]"] + KLL[14:])):
+    ok(A64.swap_lock_sites(firstlock.folded(A64, lines, {"Lfail0"}), "Lfail0")[1] == "", "swap refuses: %s" % why)
 # lean (x86-64): xor %r,%r as mov $0,%r where every path writes the flags before reading them
 X86L = isas.ISAS["x86_64"]
 XZ = ["xor %eax,%eax", "mov $1,%edx", "xchg (%r8),%edx", "cmp %eax,%edx", "jne Lfail0", "movl $2,(%rcx)", "ret"]

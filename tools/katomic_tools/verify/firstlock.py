@@ -37,6 +37,19 @@ def decided(isa, lines, init, first):
     step = _STEPS.get(isa.name)
     if step is None or not first or not any(v in first for v in init.values()):
         return lines
+    return _decide(isa, step, lines, init, first)
+
+
+def folded(isa, lines, exits=()):
+    """The lines without the branches that constants decide, such as clang's test of a
+    try_cmpxchg's success flag on the way where the flag is the constant 1 (a lock site's shape
+    that swap_lock_sites can then read).  Exact in herd7's models: a branch on a value no read
+    gave is no control dependency.  exits: labels the lines jump to but do not hold."""
+    step = _STEPS.get(isa.name)
+    return lines if step is None else _decide(isa, step, lines, {}, frozenset(), frozenset(exits))
+
+
+def _decide(isa, step, lines, init, first, exits=frozenset()):
     at = {ln[:-1]: k for k, ln in enumerate(lines) if ln.endswith(":")}
     start = {reg: ("loc", v) if v in first else _int(v) for reg, v in init.items()}
     # before each line: (what every way there knows, the first locations some way there accessed)
@@ -47,10 +60,10 @@ def decided(isa, lines, init, first):
         k = work.pop()
         facts, accessed = states[k]
         kind, target = _flow(isa, lines[k])
-        if target is not None and target not in at:
+        if target is not None and target not in at and target not in exits:
             return lines                            # a way out we cannot follow
         succ = []
-        if kind in ("jump", "cond"):
+        if kind in ("jump", "cond") and target in at:
             succ.append((at[target], facts, accessed))
         if kind is None and not lines[k].endswith(":"):
             facts, seen = dict(facts), set(accessed)
@@ -182,6 +195,10 @@ class _A64(_Step):
         if m:
             v = _val(cur, "X" + m.group(3), 32 if m.group(2) == "W" else 64)
             return None if v is None else (v != 0) == (m.group(1) == "CBNZ")
+        m = re.match(r"^(TBNZ|TBZ) ([WX])(\d+),#(\d+),\S+$", ln)
+        if m:
+            v = _val(cur, "X" + m.group(3), 32 if m.group(2) == "W" else 64)
+            return None if v is None else bool(v >> int(m.group(4)) & 1) == (m.group(1) == "TBNZ")
         m = re.match(r"^B\.(NE|EQ) \S+$", ln)
         f = cur.get("flags")
         if m and f:

@@ -180,17 +180,23 @@ class Isa:
         return out, n
 
     @staticmethod
-    def _leads_to(lines, label, fail, moves):
-        """Whether the code at `label` reaches the jump to `fail` through register moves alone."""
+    def _leads_to(lines, label, fail, moves, seen=frozenset()):
+        """Whether the code at `label` reaches the jump to `fail` through register moves and jumps alone."""
         try:
             k = lines.index(label + ":")
         except ValueError:
             return False
-        for ln in lines[k + 1:]:
+        return Isa._falls_to(lines, k + 1, fail, moves, seen | {label})
+
+    @staticmethod
+    def _falls_to(lines, k, fail, moves, seen=frozenset()):
+        """Whether the code from line k on reaches the jump to `fail` through register moves and jumps alone."""
+        for ln in lines[k:]:
             if ln.endswith(":"):
                 continue
-            if ln.split(" ", 1)[-1] == fail and ln.split(" ", 1)[0] in ("B", "b", "j", "jmp"):
-                return True
+            mnem, _, target = ln.partition(" ")
+            if mnem in ("B", "b", "j", "jmp"):
+                return target == fail or target not in seen and Isa._leads_to(lines, target, fail, moves, seen)
             if not moves.match(ln):
                 return False
         return False
@@ -296,7 +302,7 @@ class AArch64(Isa):
                                                         else int(mm.group(1))), text)
         return [text]
 
-    _MOVE = re.compile(r"^MOV [WX]\d+,(?:[WX]\d+|#-?\d+)$")
+    _MOVE = re.compile(r"^MOV [WX]\d+,(?:[WX]\d+|[WX]ZR|#-?\d+)$")
     _CAS = re.compile(r"^CAS(A|AL)H? (W\d+),(W\d+),\[(X\d+)\]$")
     _LDX = re.compile(r"^LD(A?)XRH? (W\d+),\[(X\d+)\]$")
     _STX = re.compile(r"^ST(L?)XRH? (W\d+),(W\d+),\[(X\d+)\]$")
@@ -317,15 +323,29 @@ class AArch64(Isa):
                               "MOV W%s,WZR" % self._num(reg), "MOV X%s,XZR" % self._num(reg))
         return False
 
+    def _sets(self, line, reg):
+        """Whether a register move (_MOVE) writes reg (any size of it)."""
+        return self._num(line.split(" ", 1)[1].split(",")[0]) == self._num(reg)
+
     def _nonzero_exit(self, lines, k, reg, fail):
-        """Lines k.. test reg against 0 and leave for FAIL when it is not: how many lines that takes, or None."""
-        ln = lines[k] if k < len(lines) else ""
-        m = re.match(r"^CBNZ (W\d+),(\S+)$", ln)
-        if m and m.group(1) == reg and self._leads_to(lines, m.group(2), fail, self._MOVE):
-            return 1
-        if ln == "CMP %s,#0" % reg and k + 1 < len(lines) and lines[k + 1].startswith("B.NE ") \
-                and self._leads_to(lines, lines[k + 1][5:], fail, self._MOVE):
-            return 2
+        """Lines k.. test reg against 0 and leave for FAIL when it is not, through register moves and
+        jumps alone, where 0 goes on (clang: the test may come after moves that leave reg alone, and
+        take 0 by the branch and the rest by falling through): how many lines that takes, or None."""
+        j = k
+        while j < len(lines) and self._MOVE.match(lines[j]) and not self._sets(lines[j], reg):
+            j += 1
+        ln = lines[j] if j < len(lines) else ""
+        m = re.match(r"^(CBNZ|CBZ) (W\d+),(\S+)$", ln)
+        if m and m.group(2) == reg:
+            busy = m.group(1) == "CBNZ"
+            n, label = j + 1, m.group(3)
+        elif ln == "CMP %s,#0" % reg and re.match(r"^B\.(NE|EQ) \S+$", lines[j + 1] if j + 1 < len(lines) else ""):
+            busy = lines[j + 1].startswith("B.NE")
+            n, label = j + 2, lines[j + 1][5:]
+        else:
+            return None
+        if self._leads_to(lines, label, fail, self._MOVE) if busy else self._falls_to(lines, n, fail, self._MOVE):
+            return n - k
         return None
 
     def _swap_site(self, lines, k, fail, live):
@@ -334,19 +354,29 @@ class AArch64(Isa):
         m = self._CAS.match(ln)
         if m and self._set_zero_before(lines, k, m.group(2)) and self._nonzero_exit(lines, k + 1, m.group(2), fail):
             return ["SWP%s %s,%s,[%s]" % (m.group(1), m.group(3), m.group(2), m.group(4))], 1
-        # ld[a]xr wt,[xn]; cbnz wt,La; st[l]xr ws,wv,[xn]; cbnz ws,FAIL; then wt != 0 -> FAIL, at La
-        # (gcc: La is a cmp/b.ne after the pair) or La itself (clang)
-        m, st = self._LDX.match(ln), self._STX.match(lines[k + 2] if k + 2 < len(lines) else "")
+        # ld[a]xr wt,[xn]; cbnz wt,La; [moves]; st[l]xr ws,wv,[xn]; cbnz ws,FAIL; then wt != 0 -> FAIL,
+        # at La (gcc: La is a cmp/b.ne after the pair) or La itself (clang).  The moves (clang's
+        # `mov wv,#1`) leave wt and xn alone, so they may go before the swap that reads wv.
+        # ldaxr/stlxr is not swpal, which also orders what comes after it (aarch64.cat's bob).
+        m = self._LDX.match(ln)
         c1 = re.match(r"^CBNZ (W\d+),(\S+)$", lines[k + 1] if k + 1 < len(lines) else "")
-        if m and st and c1 and c1.group(1) == m.group(2) and st.group(4) == m.group(3) \
-                and k + 3 < len(lines) and lines[k + 3] == "CBNZ %s,%s" % (st.group(2), fail) \
-                and (st.group(2) == m.group(2) or lean.dead_at(self, live, k + 4, st.group(2))):
+        if not (m and c1 and c1.group(1) == m.group(2)):
+            return None
+        j = k + 2
+        while j < len(lines) and self._MOVE.match(lines[j]) and self.reg_of(m.group(2)) not in self.regs(lines[j]) \
+                and not self._sets(lines[j], m.group(3)):
+            j += 1
+        st = self._STX.match(lines[j] if j < len(lines) else "")
+        if st and st.group(4) == m.group(3) and not (m.group(1) and st.group(1)) \
+                and j + 1 < len(lines) and lines[j + 1] == "CBNZ %s,%s" % (st.group(2), fail) \
+                and (st.group(2) == m.group(2) or lean.dead_at(self, live, j + 2, st.group(2))):
             swp = "SWP%s%s %s,%s,[%s]" % (m.group(1) and "A", st.group(1), st.group(3), m.group(2), m.group(3))
-            after = lines[k + 4:k + 5] == [c1.group(2) + ":"] and self._nonzero_exit(lines, k + 5, m.group(2), fail)
+            moves = lines[k + 2:j]
+            after = lines[j + 2:j + 3] == [c1.group(2) + ":"] and self._nonzero_exit(lines, j + 3, m.group(2), fail)
             if after:
-                return [swp] + lines[k + 4:k + 5 + after], 5 + after
+                return moves + [swp] + lines[j + 2:j + 3 + after], j + 3 + after - k
             if self._leads_to(lines, c1.group(2), fail, self._MOVE):
-                return [swp, lines[k + 1]], 4
+                return moves + [swp, lines[k + 1]], j + 2 - k
         return None
 
     def swap_lock_sites(self, lines, fail, spare=None, plain=False, live_out=()):

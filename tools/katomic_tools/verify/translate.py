@@ -36,6 +36,7 @@ SLOWPATHS = re.compile(r"^(__ka_spin_lock_slowpath|__ka_spin_.*slow.*|queued_spi
 
 class Slots:
     """Stack slots as spare registers, in the order they are first met."""
+    OUT = "more stack slots than spare registers"
 
     def __init__(self, isa, used):
         self.free = [r for r in isa.spare if r not in used]
@@ -43,7 +44,7 @@ class Slots:
 
     def take(self):
         if not self.free:
-            raise NotTaken("more stack slots than spare registers")
+            raise NotTaken(self.OUT)
         return self.free.pop(0)
 
     def get(self, key):
@@ -65,19 +66,68 @@ def _used_regs(insns):
     return out
 
 
-def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=None, lock_swap=False):
+def _succ(isa, insns, kinds, at, k):
+    """The indexes control may go to after insns[k]; "FAIL" for the FAIL exit, None for a way out
+    (a return, a branch out of the code)."""
+    i = insns[k]
+    if isa.is_ret(i):
+        return [None]
+    if kinds.get(i.addr) == "slowpath":
+        return ["FAIL"]
+    br = isa.branch(i)
+    out = []
+    if br:
+        out.append("FAIL" if kinds.get(i.addr) == "backedge" else at.get(br[0]))
+        if not br[1]:
+            return out
+    return out + [k + 1 if k + 1 < len(insns) else None]
+
+
+def _pruned(isa, insns, kinds):
+    """(the addresses no way from the entry reaches, those from which every way goes to FAIL).
+    Every execution that takes FAIL is filtered out, so what such code does is never judged: the
+    spills and the register moves before a slow-path call (which goes to FAIL), the reloads after
+    it (unreachable).  clang-19 moves the kernel layer's values into every callee-saved register
+    there, which left no spare one for the marker."""
+    at = {i.addr: k for k, i in enumerate(insns)}
+    succ = [_succ(isa, insns, kinds, at, k) for k in range(len(insns))]
+    seen, work = set(), [0] if insns else []
+    while work:
+        k = work.pop()
+        if k not in seen:
+            seen.add(k)
+            work.extend(j for j in succ[k] if isinstance(j, int))
+    failing, changed = set(), True
+    while changed:                      # the least fixpoint: a loop that never leaves is not failing
+        changed = False
+        for k in seen - failing:
+            if all(j == "FAIL" or j in failing for j in succ[k]):
+                failing.add(k)
+                changed = True
+    return {i.addr for k, i in enumerate(insns) if k not in seen}, {insns[k].addr for k in failing}
+
+
+def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=None, lock_swap=False, prune=False):
     """herd lines of one thread, and whether it has a FAIL exit (its marker register).
     reserved: registers the spare ones must not be (arguments, observed registers);
     args: the registers its arguments arrive in; outside: None (a branch out of the
     code is refused), or a set that collects such targets, each rendered as a jump to
-    the label "Lx<tid>_<addr>" that the caller defines (a slice of a function)."""
+    the label "Lx<tid>_<addr>" that the caller defines (a slice of a function).
+    prune: the code _pruned finds is left out, and the registers only it names are spare
+    (tried when the spare registers run out)."""
+    try:
+        return _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, prune)
+    except NotTaken as e:
+        if prune or not str(e).startswith(Slots.OUT):
+            raise
+        return _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, True)
+
+
+def _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, prune):
     insns = isa.prepare([dataclasses.replace(i, ops=list(i.ops), notes=list(i.notes)) for i in insns], args,
                         live_out=set(reserved) - set(args))
     for i in insns:
         notes.update(i.notes)
-    used = _used_regs(insns) | set(reserved)
-    slots = Slots(isa, used)
-    marker = slots.take()
     addrs = {i.addr for i in insns}
     lines_of = []                        # (addr, [herd lines])
     targets = set()
@@ -113,8 +163,21 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
                     fail = True
             else:
                 targets.add(target)
+    unreached, failing = _pruned(isa, insns, kinds) if prune else (set(), set())
+    if failing or unreached:
+        notes.add("code that every way through goes to FAIL (before a slow-path call) or that no way reaches "
+                  "(after it) left out, its registers spare")
+    used = _used_regs([i for i in insns if i.addr not in unreached | failing]) | set(reserved)
+    slots = Slots(isa, used)
+    marker = slots.take()
     for i in insns:
         kind = kinds.get(i.addr)
+        if i.addr in unreached:
+            lines_of.append((i.addr, []))
+            continue
+        if i.addr in failing:
+            lines_of.append((i.addr, isa.render(Insn(i.addr, isa.jump, ["0x%x" % i.addr], ""), lambda a: fail_label)))
+            continue
         if kind == "slowpath":
             jump = Insn(i.addr, isa.jump, ["0x%x" % i.addr], "")     # in place of the call
             lines_of.append((i.addr, isa.render(jump, lambda a: fail_label)))
@@ -146,6 +209,7 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
     if not insns or not isa.is_ret(insns[-1]):
         out.append(isa.ret_text)
     if lock_swap and fail:
+        out = firstlock.folded(isa, out, {fail_label})
         out, swapped = isa.swap_lock_sites(out, fail_label, slots.take, plain=lock_swap == "plain",
                                            live_out=set(reserved) - set(args))
         if isa.name in doomed.MOVES:
