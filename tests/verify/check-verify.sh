@@ -20,6 +20,7 @@ fail=0
 python3 tests/verify/test-translate.py || fail=1
 python3 tests/verify/test-verify-report.py || fail=1
 python3 tests/verify/test-herdbatch.py || fail=1
+python3 tests/verify/test-herdone.py || fail=1
 
 # a wrong option or file: one line naming it, exit 2, whether herd7 is there or not
 for bad in "--target nosuch" "--layer nosuch" "--backend nosuch" "--mutate nosuch" "/nonexistent/nosuch.litmus"; do
