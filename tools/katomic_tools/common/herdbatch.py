@@ -29,6 +29,11 @@ def failed(res):
     return "error" in res or bool(res.get("unrolled"))
 
 
+def skipped(res):
+    """A result that says the test was not run (SKIPPED): it failed nothing itself."""
+    return res is not None and res.get("error") == SKIPPED
+
+
 class _Group:
     """Tests whose caller needs all of them to succeed (the split's orders): once one fails, the
     others not yet started are not run, as when they ran one after another."""
@@ -49,7 +54,7 @@ class _Req:
         """Every group that asked for it has failed already: answered SKIPPED, and True."""
         if self.res is None and self.groups and all(g.failed for g in self.groups):
             self.res = {"error": SKIPPED}
-        return self.res is not None and self.res.get("error") == SKIPPED
+        return skipped(self.res)
 
     def answer(self, res):
         self.res = res
@@ -77,7 +82,7 @@ class Batcher:
         with self.cv:
             for h, text in items:
                 r = self.pending.get(h)         # another thread asked for the same test: one run
-                if r is not None and r.res is not None and r.res.get("error") == SKIPPED:
+                if r is not None and skipped(r.res):
                     r = None                    # skipped for another group: this one asks anew
                 if r is None:
                     r = self.pending[h] = _Req(h, text, (source, model))

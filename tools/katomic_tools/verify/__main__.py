@@ -513,12 +513,12 @@ def _herd_one(H, comp, isa, argv, objdump, layer, be, head, t, unit_path, workdi
         if isinstance(got[n], isas.NotTaken):
             return {"reason": str(got[n]), "listing": _listing(funcs)}
         text, tnotes, keymap, res = got[n]
-        if res.get("error") == herdbatch.SKIPPED:
+        if herdbatch.skipped(res):
             # not run because a later order failed: that one is the test's reason, unless it only
             # asks for the widening, whose rule needs every order before it run as it is (or none
             # did: the text was another test's too, skipped for that one's failure): run them again
             def stops(g):
-                return isinstance(g, isas.NotTaken) or herdbatch.failed(g[3]) and g[3].get("error") != herdbatch.SKIPPED
+                return isinstance(g, isas.NotTaken) or herdbatch.failed(g[3]) and not herdbatch.skipped(g[3])
             k = next((k for k in range(n + 1, len(got)) if stops(got[k])), None)
             if k is not None and (isinstance(got[k], isas.NotTaken) or
                                   not ("error" in got[k][3] and can_widen and not widen)):

@@ -34,9 +34,12 @@ LEAN = True
 SLOWPATHS = re.compile(r"^(__ka_spin_lock_slowpath|__ka_spin_.*slow.*|queued_spin_lock_slowpath)$")
 
 
+class OutOfSpares(NotTaken):
+    """More stack slots (and the marker) than spare registers."""
+
+
 class Slots:
     """Stack slots as spare registers, in the order they are first met."""
-    OUT = "more stack slots than spare registers"
 
     def __init__(self, isa, used):
         self.free = [r for r in isa.spare if r not in used]
@@ -44,7 +47,7 @@ class Slots:
 
     def take(self):
         if not self.free:
-            raise NotTaken(self.OUT)
+            raise OutOfSpares("more stack slots than spare registers")
         return self.free.pop(0)
 
     def get(self, key):
@@ -117,8 +120,8 @@ def thread(isa, insns, notes, tid=0, reserved=(), widen=False, args=(), outside=
     (tried when the spare registers run out)."""
     try:
         return _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, prune)
-    except NotTaken as e:
-        if prune or not str(e).startswith(Slots.OUT):
+    except OutOfSpares:
+        if prune:
             raise
         return _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, True)
 
@@ -167,7 +170,8 @@ def _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, p
     if failing or unreached:
         notes.add("code that every way through goes to FAIL (before a slow-path call) or that no way reaches "
                   "(after it) left out, its registers spare")
-    used = _used_regs([i for i in insns if i.addr not in unreached | failing]) | set(reserved)
+    left_out = unreached | failing
+    used = _used_regs([i for i in insns if i.addr not in left_out]) | set(reserved)
     slots = Slots(isa, used)
     marker = slots.take()
     for i in insns:
@@ -175,11 +179,8 @@ def _thread(isa, insns, notes, tid, reserved, widen, args, outside, lock_swap, p
         if i.addr in unreached:
             lines_of.append((i.addr, []))
             continue
-        if i.addr in failing:
-            lines_of.append((i.addr, isa.render(Insn(i.addr, isa.jump, ["0x%x" % i.addr], ""), lambda a: fail_label)))
-            continue
-        if kind == "slowpath":
-            jump = Insn(i.addr, isa.jump, ["0x%x" % i.addr], "")     # in place of the call
+        if kind == "slowpath" or i.addr in failing:
+            jump = Insn(i.addr, isa.jump, ["0x%x" % i.addr], "")     # in place of the call, or of code bound for it
             lines_of.append((i.addr, isa.render(jump, lambda a: fail_label)))
             continue
         if kind == "backedge":
